@@ -1,0 +1,59 @@
+# xlat: one plain Makefile. `make` builds build/xlat; `make check` runs every
+# test; `make demo` runs real riscv64 busybox side by side with qemu-riscv64.
+# Objects go out of tree under build/. `make SAN=1` builds with ASan+UBSan.
+
+CC      ?= cc
+BUILD   ?= build
+SAN     ?= 0
+
+CFLAGS  ?= -O2 -g
+CFLAGS  += -std=gnu17 -Wall -Wextra -Werror -MMD -MP -Isrc
+LDFLAGS ?=
+LDLIBS  += -lm -lpthread
+
+ifeq ($(SAN),1)
+BUILD   := build-san
+CFLAGS  += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+LDFLAGS += -fsanitize=address,undefined
+endif
+
+# Every .c under src/ is part of xlat; src/main.c is the only one left out of
+# the library that unit tests link against.
+SRCS     := $(shell find src -name '*.c' | sort)
+OBJS     := $(SRCS:%.c=$(BUILD)/%.o)
+LIB_OBJS := $(filter-out $(BUILD)/src/main.o,$(OBJS))
+
+# Host unit tests: tests/unit/test_*.c, each its own binary.
+UNIT_SRCS := $(wildcard tests/unit/test_*.c)
+UNIT_BINS := $(UNIT_SRCS:%.c=$(BUILD)/%)
+
+all: $(BUILD)/xlat
+
+$(BUILD)/xlat: $(OBJS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c -o $@ $<
+
+$(BUILD)/tests/unit/%: tests/unit/%.c $(LIB_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB_OBJS) $(LDLIBS)
+
+unit: $(UNIT_BINS)
+
+deps:
+	@scripts/deps.sh
+
+check: deps all unit
+	@tests/run.sh $(BUILD)
+
+demo: deps all
+	@scripts/demo.sh $(BUILD)
+
+clean:
+	rm -rf build build-san
+
+.PHONY: all unit deps check demo clean
+
+-include $(OBJS:.o=.d) $(UNIT_BINS:=.d)

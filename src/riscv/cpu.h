@@ -1,0 +1,67 @@
+/*
+ * Architectural state of one RISC-V hart (one guest thread in user mode).
+ *
+ * The interpreter and (later) translated code read and write this struct
+ * directly; keep the hot fields first and the layout stable, since the JIT
+ * will address them by offset.
+ */
+#ifndef XLAT_RISCV_CPU_H
+#define XLAT_RISCV_CPU_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Why the execution loop stopped running guest code. */
+enum exit_reason {
+    EXIT_NONE = 0,
+    EXIT_ECALL,     /* pc points at the ecall; the loop runs the syscall, pc += 4 */
+    EXIT_EBREAK,    /* pc points at the ebreak: SIGTRAP */
+    EXIT_ILLEGAL,   /* pc points at the instruction: SIGILL, fault_addr = pc */
+    EXIT_FAULT,     /* memory fault: fault_signal/fault_code/fault_addr, pc exact */
+    EXIT_REQUEST,   /* another thread or a signal asked the loop to look */
+};
+
+typedef struct CPUState {
+    uint64_t x[32];         /* x[0] is always 0 on entry to every instruction */
+    uint64_t f[32];         /* FP registers; single values are NaN-boxed */
+    uint64_t pc;
+    uint32_t fflags;        /* accrued exceptions: NV DZ OF UF NX = bits 4..0 */
+    uint32_t frm;           /* dynamic rounding mode, 0..4 valid */
+
+    /* LR/SC reservation: the address and the value seen by lr. */
+    uint64_t res_addr;
+    uint64_t res_val;
+    bool     res_valid;
+
+    /* Set when exit_reason is EXIT_FAULT or EXIT_ILLEGAL. */
+    int      fault_signal;  /* SIGSEGV, SIGBUS, SIGILL, ... */
+    int      fault_code;    /* si_code: SEGV_MAPERR, SEGV_ACCERR, ILL_ILLOPC ... */
+    uint64_t fault_addr;    /* si_addr */
+
+    uint64_t instret;       /* retired instruction count (interpreter) */
+    volatile int exit_request; /* nonzero: leave the run loop at the next instruction */
+} CPUState;
+
+/* FP exception flag bits (fflags). */
+enum { FFLAG_NX = 1, FFLAG_UF = 2, FFLAG_OF = 4, FFLAG_DZ = 8, FFLAG_NV = 16 };
+
+/* User-visible CSR numbers. */
+enum {
+    CSR_FFLAGS = 0x001, CSR_FRM = 0x002, CSR_FCSR = 0x003,
+    CSR_CYCLE = 0xc00, CSR_TIME = 0xc01, CSR_INSTRET = 0xc02,
+};
+
+/*
+ * Run guest code from cpu->pc in the interpreter until something needs the
+ * execution loop: returns the reason, with cpu->pc at the instruction that
+ * caused it (see enum exit_reason).
+ */
+enum exit_reason interp_run(CPUState *cpu);
+
+/*
+ * Execute exactly one instruction (for tests and, later, JIT audits).
+ * Returns EXIT_NONE if it completed normally.
+ */
+enum exit_reason interp_step(CPUState *cpu);
+
+#endif

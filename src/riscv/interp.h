@@ -1,0 +1,19 @@
+/*
+ * Interpreter internals shared between interp.c (integer, A, Zicsr, Zb*,
+ * memory) and interp_fp.c (F and D arithmetic).
+ */
+#ifndef XLAT_RISCV_INTERP_H
+#define XLAT_RISCV_INTERP_H
+
+#include "riscv/cpu.h"
+#include "riscv/insn.h"
+
+/*
+ * Execute one F or D instruction that does not touch memory (everything in
+ * EXT_F/EXT_D except flw/fsw/fld/fsd). Updates f[]/x[]/fflags; does not
+ * change pc. Returns EXIT_NONE, or EXIT_ILLEGAL for a reserved rounding mode
+ * (rm 5 or 6, or rm 7 with frm > 4).
+ */
+enum exit_reason interp_fp(CPUState *cpu, const Insn *in);
+
+#endif

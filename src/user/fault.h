@@ -1,0 +1,29 @@
+/*
+ * Host faults caused by guest memory accesses.
+ *
+ * A guest access to an unmapped or protected page of the window raises a
+ * host SIGSEGV/SIGBUS. The handler installed by fault_init() checks that the
+ * faulting address lies in the window and that the current thread is inside
+ * a guest access (guest_fault_jmp set); it then records the guest address
+ * and si_code and siglongjmps to guest_fault_jmp. Any other host fault is a
+ * bug in xlat: the handler prints a message with the host pc and aborts.
+ */
+#ifndef XLAT_USER_FAULT_H
+#define XLAT_USER_FAULT_H
+
+#include <setjmp.h>
+#include <stdint.h>
+
+typedef struct GuestFault {
+    sigjmp_buf *jmp;    /* where to go on a guest fault; NULL outside guest accesses */
+    uint64_t addr;      /* guest address that faulted */
+    int signal;         /* SIGSEGV or SIGBUS */
+    int code;           /* SEGV_MAPERR, SEGV_ACCERR, BUS_ADRERR ... */
+} GuestFault;
+
+extern __thread GuestFault guest_fault;
+
+/* Install the host SIGSEGV/SIGBUS handlers (on an alternate signal stack). */
+void fault_init(void);
+
+#endif

@@ -1,0 +1,94 @@
+/*
+ * The guest address space (user mode).
+ *
+ * Guest address A lives at host address guest_base + A. The window holds
+ * guest addresses [0, GUEST_SPACE_SIZE) and is surrounded by PROT_NONE guard
+ * regions of GUEST_GUARD_SIZE on both sides, so a host access at
+ * guest_base + A + d, with A inside the window and |d| < GUEST_GUARD_SIZE,
+ * can never reach host memory outside the reservation. Pages the guest has
+ * not mapped are PROT_NONE inside the window.
+ *
+ * mm.c keeps the list of guest mappings (address, length, protection, name)
+ * and implements mmap/munmap/mprotect/mremap/brk on the window with
+ * MAP_FIXED host mappings. Every guest pointer that xlat's own C code reads
+ * or writes goes through copy_from_guest/copy_to_guest, which fail with
+ * -EFAULT instead of faulting.
+ */
+#ifndef XLAT_USER_MM_H
+#define XLAT_USER_MM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define GUEST_SPACE_BITS 39
+#define GUEST_SPACE_SIZE (1ULL << GUEST_SPACE_BITS)
+#define GUEST_GUARD_SIZE (1ULL << 32)
+/* Highest address + 1 that guest mmap hands out (Linux Sv39 user space). */
+#define GUEST_TASK_SIZE  (1ULL << 38)
+#define GUEST_PAGE_SIZE  4096ULL
+
+extern uint8_t *guest_base;
+
+static inline void *g2h(uint64_t ga) { return guest_base + ga; }
+static inline uint64_t h2g(const void *p) { return (uint64_t)((const uint8_t *)p - guest_base); }
+
+/* True if [ga, ga+len) lies inside the window (says nothing of mappings). */
+static inline bool guest_range_in_window(uint64_t ga, uint64_t len)
+{
+    return ga < GUEST_SPACE_SIZE && len <= GUEST_SPACE_SIZE - ga;
+}
+
+/* True if host pointer p lies in the window proper (not the guards). */
+static inline bool host_in_window(const void *p)
+{
+    return (const uint8_t *)p >= guest_base &&
+           (const uint8_t *)p < guest_base + GUEST_SPACE_SIZE;
+}
+
+/* Reserve the window. Exits with a message on failure. */
+void mm_init(void);
+
+/* Guest memory syscalls; each returns the result or -errno, like the kernel. */
+int64_t guest_mmap(uint64_t addr, uint64_t len, int prot, int flags, int fd, off_t off);
+int64_t guest_munmap(uint64_t addr, uint64_t len);
+int64_t guest_mprotect(uint64_t addr, uint64_t len, int prot);
+int64_t guest_mremap(uint64_t old, uint64_t old_len, uint64_t new_len, int flags, uint64_t new_addr);
+int64_t guest_brk(uint64_t addr);
+int64_t guest_madvise(uint64_t addr, uint64_t len, int advice);
+
+/* Set the initial program break (end of the loaded image, page aligned). */
+void guest_brk_init(uint64_t start);
+
+/*
+ * Map [addr, addr+len) at a fixed guest address for the loader (and name the
+ * mapping for /proc/self/maps). Returns 0 or -errno.
+ */
+int guest_map_fixed(uint64_t addr, uint64_t len, int prot, const char *name);
+
+/* Find a free, page-aligned guest range of len bytes (top-down below hint
+ * or the mmap base). Returns the address or 0 if none. */
+uint64_t guest_find_free(uint64_t len, uint64_t hint);
+
+/*
+ * True if every page of [ga, ga+len) is mapped with at least `prot`
+ * (PROT_READ / PROT_WRITE).
+ */
+bool guest_access_ok(uint64_t ga, uint64_t len, int prot);
+
+/* Copies between host and guest memory: 0 or -EFAULT. */
+int copy_from_guest(void *dst, uint64_t src, size_t len);
+int copy_to_guest(uint64_t dst, const void *src, size_t len);
+
+/*
+ * Copy a NUL-terminated guest string of at most max bytes (including the
+ * NUL) into a malloc'd buffer. Returns it, or NULL with *err = -EFAULT or
+ * -ENAMETOOLONG.
+ */
+char *guest_strdup(uint64_t ga, size_t max, int *err);
+
+/* Print the guest mappings in /proc/self/maps format (for -d page, /proc). */
+void guest_dump_maps(int fd);
+
+#endif

@@ -1,0 +1,16 @@
+/*
+ * The Linux system call layer (user mode).
+ */
+#ifndef XLAT_USER_SYSCALL_H
+#define XLAT_USER_SYSCALL_H
+
+#include "riscv/cpu.h"
+
+/*
+ * Perform the system call the guest asked for with ecall: number in a7
+ * (x17), arguments in a0..a5 (x10..x15), result (or -errno) written to a0.
+ * Does not advance pc. exit/exit_group do not return.
+ */
+void syscall_dispatch(CPUState *cpu);
+
+#endif
