@@ -16,4 +16,12 @@
  */
 enum exit_reason interp_fp(CPUState *cpu, const Insn *in);
 
+/*
+ * Forget cached decodings in every thread (each notices at its next taken
+ * jump). The cache is tagged by the instruction bits, so rewriting code
+ * needs no flush; call this when a guest range loses PROT_EXEC or is
+ * unmapped/remapped (mm_exec_range_changed), so that executing it faults.
+ */
+void interp_flush_cache(void);
+
 #endif

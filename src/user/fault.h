@@ -23,7 +23,18 @@ typedef struct GuestFault {
 
 extern __thread GuestFault guest_fault;
 
-/* Install the host SIGSEGV/SIGBUS handlers (on an alternate signal stack). */
+/*
+ * Install the host SIGSEGV/SIGBUS handlers (on an alternate signal stack),
+ * and give the calling (main) thread its alternate stack.
+ */
 void fault_init(void);
+
+/*
+ * Give the calling thread its own alternate signal stack; every host thread
+ * that runs guest code must call this first (fault_init does it for the
+ * thread that calls it). fault_thread_exit frees it before the thread ends.
+ */
+void fault_thread_init(void);
+void fault_thread_exit(void);
 
 #endif

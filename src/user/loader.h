@@ -35,10 +35,17 @@ int elf_load_mem(const uint8_t *data, size_t size, const char *path,
 
 /*
  * Map the guest stack (stack_size bytes) and lay out argc, argv, envp and
- * auxv exactly as Linux does for a riscv64 process. execfn is AT_EXECFN.
- * Returns the initial guest sp.
+ * auxv exactly as Linux does for a riscv64 process. execfn is AT_EXECFN
+ * (img->path if NULL). Returns the initial guest sp, or 0 after printing
+ * a message if the stack cannot be mapped or the strings do not fit.
  */
 uint64_t stack_setup(const GuestImage *img, int argc, char *const argv[],
                      char *const envp[], const char *execfn, uint64_t stack_size);
+
+/*
+ * Where stack_setup() put the auxiliary vector: guest address and length in
+ * bytes, AT_NULL pair included (for /proc/self/auxv). 0 before stack_setup.
+ */
+extern uint64_t stack_auxv_addr, stack_auxv_len;
 
 #endif

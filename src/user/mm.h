@@ -88,6 +88,13 @@ int copy_to_guest(uint64_t dst, const void *src, size_t len);
  */
 char *guest_strdup(uint64_t ga, size_t max, int *err);
 
+/*
+ * JIT hook: called with the mapping table locked whenever an executable
+ * guest range is unmapped, replaced, moved or has its protection changed
+ * (a no-op until the translator exists).
+ */
+void mm_exec_range_changed(uint64_t start, uint64_t len);
+
 /* Print the guest mappings in /proc/self/maps format (for -d page, /proc). */
 void guest_dump_maps(int fd);
 

@@ -4,6 +4,9 @@
 #ifndef XLAT_USER_SYSCALL_H
 #define XLAT_USER_SYSCALL_H
 
+#include <stddef.h>
+#include <stdint.h>
+
 #include "riscv/cpu.h"
 
 /*
@@ -12,5 +15,38 @@
  * Does not advance pc. exit/exit_group do not return.
  */
 void syscall_dispatch(CPUState *cpu);
+
+/*
+ * Terminate the whole process as if killed by host signal `sig` (the exit
+ * status a shell sees is 128+sig), the way Linux ends a process whose
+ * signal disposition is the default. Does not return.
+ */
+void guest_die_by_signal(int sig) __attribute__((noreturn));
+
+/*
+ * Map a guest path to the host path to use: an absolute path is looked up
+ * under opt.ld_prefix first (qemu -L) and used from there if it exists.
+ * Returns guest_path itself or buf (len bytes).
+ */
+const char *path_resolve(const char *guest_path, char *buf, size_t len);
+
+/*
+ * The guest's signal state as rt_sigaction/rt_sigprocmask/sigaltstack left
+ * it (index = signal number 1..64). Delivery is not implemented yet; the
+ * signal layer reads these.
+ */
+typedef struct GuestSigState {
+    uint64_t handler[65];   /* guest sa_handler: 0 = SIG_DFL, 1 = SIG_IGN */
+    uint64_t flags[65];     /* sa_flags */
+    uint64_t mask[65];      /* sa_mask */
+    uint64_t blocked;       /* the thread's signal mask (bit sig-1) */
+    uint64_t altstack_sp, altstack_size;
+    int      altstack_flags;
+} GuestSigState;
+
+extern GuestSigState guest_sig;
+
+/* Guest addresses given to set_tid_address / set_robust_list. */
+extern uint64_t guest_clear_child_tid, guest_robust_list, guest_robust_list_len;
 
 #endif

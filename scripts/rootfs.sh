@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# Build (once) a Debian trixie riscv64 root file system for running real
+# Debian programs under xlat and qemu-riscv64 -L, and print its path.
+#
+#   scripts/rootfs.sh            fetch if needed, print the rootfs path
+#   scripts/rootfs.sh --force    throw away the cached tree and rebuild it
+#
+# How: debootstrap's first stage (--foreign, default mirror) downloads the
+# base system plus the packages below into DIR/var/cache/apt/archives and
+# unpacks only the "required" set. The second stage would have to run
+# riscv64 code as root inside the tree, so instead every downloaded .deb is
+# unpacked with `dpkg-deb -x`. Maintainer scripts never run: no
+# alternatives (/usr/bin/awk, /usr/bin/cc ...) and no compiled .pyc files;
+# callers name programs by their real path (gawk, gcc-14, python3.13).
+#
+# The tree is cached in ${XDG_CACHE_HOME:-$HOME/.cache}/xlat/
+# rootfs-trixie-riscv64 behind a stamp file written last, so an interrupted
+# build is redone and a finished one is reused. Concurrent callers
+# serialize on a lock. Diagnostics go to stderr, the path to stdout.
+#
+# Exit status: 0 ready; 2 the download failed (network, archive);
+# 1 anything else (missing tools, not root, unexpected layout).
+set -euo pipefail
+
+PACKAGES=(
+    bash coreutils busybox-static python3-minimal perl-base sqlite3 lua5.4
+    xz-utils gzip file findutils grep sed gawk diffutils gcc-14 cpp-14
+    binutils
+)
+
+CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/xlat
+ROOT=$CACHE/rootfs-trixie-riscv64
+STAMP=$ROOT/.xlat-rootfs-stamp
+LOG=$CACHE/rootfs-debootstrap.log
+TRIES=${XLAT_FETCH_TRIES:-3}
+# The stamp records the package list, so adding a package rebuilds.
+WANT="packages: ${PACKAGES[*]}"
+
+say() { echo "rootfs: $*" >&2; }
+
+ready() { [[ -f $STAMP ]] && [[ $(head -n 1 "$STAMP") == "$WANT" ]]; }
+
+FORCE=0
+[[ ${1:-} == --force ]] && FORCE=1
+
+if [[ $FORCE -eq 0 ]] && ready; then
+    echo "$ROOT"
+    exit 0
+fi
+
+need() { command -v "$1" >/dev/null 2>&1 || { say "missing '$1' (apt-get install $2)"; exit 1; }; }
+need debootstrap debootstrap
+need dpkg-deb dpkg
+need flock util-linux
+[[ $(id -u) -eq 0 ]] || { say "debootstrap must run as root"; exit 1; }
+
+mkdir -p "$CACHE"
+exec 9>"$CACHE/rootfs.lock"
+flock 9
+if [[ $FORCE -eq 0 ]] && ready; then     # another caller finished meanwhile
+    echo "$ROOT"
+    exit 0
+fi
+
+# Debian 12's debootstrap knows trixie; older ones only know sid's script.
+SCRIPT=
+[[ -e /usr/share/debootstrap/scripts/trixie ]] || SCRIPT=/usr/share/debootstrap/scripts/sid
+
+ok=0
+for ((try = 1; try <= TRIES; try++)); do
+    # A half-built tree confuses debootstrap: always start from scratch.
+    rm -rf "$ROOT"
+    say "debootstrap trixie riscv64 into $ROOT (try $try/$TRIES, log $LOG)..."
+    if debootstrap --foreign --arch=riscv64 --variant=minbase \
+            --include="$(IFS=,; echo "${PACKAGES[*]}")" \
+            trixie "$ROOT" $SCRIPT >"$LOG" 2>&1; then
+        ok=1
+        break
+    fi
+    say "debootstrap failed; last lines of $LOG:"
+    tail -n 5 "$LOG" >&2 || true
+    sleep $((try * 5))
+done
+if [[ $ok -ne 1 ]]; then
+    say "could not download from Debian's archive after $TRIES tries (network down?)"
+    exit 2
+fi
+
+# The second stage cannot run: unpack every downloaded package ourselves.
+# dpkg-deb -x keeps the merged-/usr symlinks (bin -> usr/bin ...) intact.
+shopt -s nullglob
+debs=("$ROOT"/var/cache/apt/archives/*.deb)
+[[ ${#debs[@]} -gt 0 ]] || { say "no .deb under $ROOT/var/cache/apt/archives"; exit 1; }
+say "unpacking ${#debs[@]} packages..."
+for deb in "${debs[@]}"; do
+    dpkg-deb -x "$deb" "$ROOT"
+done
+
+# Sanity: the merged-/usr layout survived and the programs callers rely on
+# are riscv64 ELF files.
+for link in bin lib sbin; do
+    [[ -L $ROOT/$link ]] || { say "$ROOT/$link is not a symlink (merged /usr broken)"; exit 1; }
+done
+for prog in usr/bin/bash usr/bin/busybox usr/bin/python3.13 usr/bin/sqlite3 \
+            usr/bin/lua5.4 usr/bin/xz usr/bin/gcc-14 \
+            usr/libexec/gcc/riscv64-linux-gnu/14/cc1 lib/ld-linux-riscv64-lp64d.so.1; do
+    [[ -e $ROOT/$prog ]] || { say "missing $ROOT/$prog after unpacking"; exit 1; }
+done
+if command -v file >/dev/null && ! file -L "$ROOT/usr/bin/bash" | grep -q 'RISC-V'; then
+    say "$ROOT/usr/bin/bash is not a RISC-V binary"
+    exit 1
+fi
+
+{
+    echo "$WANT"
+    date -u +'built: %Y-%m-%dT%H:%M:%SZ'
+    for deb in "${debs[@]}"; do basename "$deb"; done
+} >"$STAMP.new"
+mv "$STAMP.new" "$STAMP"
+say "ready: $ROOT"
+echo "$ROOT"

@@ -1,0 +1,419 @@
+/*
+ * xlat user mode: command line, environment, and the execution loop.
+ *
+ *   xlat [options] program [arguments...]
+ *
+ * The options follow qemu-user's habits (-L, -E, -U, -0, -s, -d, -D,
+ * -strace) and its QEMU_* environment variables, each also accepted with an
+ * XLAT_ prefix. main() reserves the guest window, loads the program, builds
+ * its stack and hands the CPU to cpu_loop(), which runs guest code and
+ * services whatever made it stop: system calls, faults, illegal
+ * instructions.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "riscv/cpu.h"
+#include "riscv/insn.h"
+#include "user/fault.h"
+#include "user/loader.h"
+#include "user/mm.h"
+#include "user/options.h"
+#include "user/syscall.h"
+
+#define XLAT_VERSION "0.1"
+
+Options opt = {
+    .stack_size = 8ULL << 20,
+};
+
+/* -- Usage ---------------------------------------------------------------- */
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+        "usage: xlat [options] program [arguments...]\n"
+        "Run a riscv64 Linux program on this x86-64 host.\n"
+        "\n"
+        "Options (environment variable in brackets; XLAT_* works as well as QEMU_*):\n"
+        "  -h, -help          print this help and exit\n"
+        "  -version           print the version and exit\n"
+        "  -L path            look up the guest's absolute paths under path first [QEMU_LD_PREFIX]\n"
+        "  -E var=value       set an environment variable for the guest [QEMU_SET_ENV]\n"
+        "  -U var             remove an environment variable from the guest [QEMU_UNSET_ENV]\n"
+        "  -0 argv0           pass argv0 as the program's argv[0] [QEMU_ARGV0]\n"
+        "  -s size            guest stack size, e.g. 8M [QEMU_STACK_SIZE]\n"
+        "  -d item[,...]      log items: in_asm, exec, unimp, page, strace; -d help lists them [QEMU_LOG]\n"
+        "  -D logfile         write logs to logfile instead of stderr [QEMU_LOG_FILENAME]\n"
+        "  -strace            log system calls [QEMU_STRACE]\n"
+        "  --interp           run with the interpreter (the only engine so far)\n"
+        "\n"
+        "The guest lives in a reserved %llu GiB window of the host address space\n"
+        "and can neither read nor write xlat's own memory.\n",
+        GUEST_SPACE_SIZE >> 30);
+}
+
+static _Noreturn void die(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "xlat: ");
+    fprintf(stderr, fmt, arg);
+    fputc('\n', stderr);
+    exit(1);
+}
+
+/* -- Option values -------------------------------------------------------- */
+
+static const struct { const char *name; unsigned mask; const char *help; } log_items[] = {
+    { "in_asm", LOG_IN_ASM, "show guest instructions as they are first run" },
+    { "exec",   LOG_EXEC,   "show each executed guest pc" },
+    { "unimp",  LOG_UNIMP,  "log unimplemented system calls and instructions" },
+    { "page",   LOG_PAGE,   "log changes to the guest memory map" },
+    { "strace", LOG_STRACE, "log system calls (same as -strace)" },
+};
+
+static void parse_log_items(const char *list)
+{
+    char *copy = strdup(list), *save = NULL;
+    for (char *item = strtok_r(copy, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+        size_t i, n = sizeof log_items / sizeof log_items[0];
+        if (!strcmp(item, "help")) {
+            for (i = 0; i < n; i++)
+                printf("%-8s %s\n", log_items[i].name, log_items[i].help);
+            exit(0);
+        }
+        for (i = 0; i < n && strcmp(item, log_items[i].name); i++)
+            ;
+        if (i == n)
+            die("unknown log item '%s' (try -d help)", item);
+        opt.log_mask |= log_items[i].mask;
+    }
+    free(copy);
+    if (opt.log_mask & LOG_STRACE)
+        opt.strace = true;
+}
+
+/* "8M", "1g", "65536" -> bytes; 0 on a malformed value. */
+static uint64_t parse_size(const char *s)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 0);
+    if (errno || end == s)
+        return 0;
+    switch (*end) {
+    case 'k': case 'K': v <<= 10; end++; break;
+    case 'm': case 'M': v <<= 20; end++; break;
+    case 'g': case 'G': v <<= 30; end++; break;
+    }
+    return *end ? 0 : v;
+}
+
+static void set_stack_size(const char *s)
+{
+    uint64_t v = parse_size(s);
+    if (v < 64 * 1024 || v > (1ULL << 34))
+        die("invalid stack size '%s'", s);
+    opt.stack_size = (v + GUEST_PAGE_SIZE - 1) & ~(GUEST_PAGE_SIZE - 1);
+}
+
+static void set_log_file(const char *path)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        die("cannot open log file '%s'", path);
+    setvbuf(f, NULL, _IOLBF, 0);
+    opt.log_file = f;
+}
+
+/* -- Guest environment ----------------------------------------------------- */
+
+/* The guest's environment: the host's, edited by -E/-U, in order. */
+static char **guest_env;
+static size_t guest_env_count;
+
+static void env_init(char **envp)
+{
+    size_t n = 0;
+    while (envp[n])
+        n++;
+    guest_env = calloc(n + 1, sizeof *guest_env);
+    for (size_t i = 0; i < n; i++)
+        guest_env[i] = envp[i];
+    guest_env_count = n;
+}
+
+static ssize_t env_find(const char *name, size_t len)
+{
+    for (size_t i = 0; i < guest_env_count; i++)
+        if (!strncmp(guest_env[i], name, len) && guest_env[i][len] == '=')
+            return (ssize_t)i;
+    return -1;
+}
+
+static void env_unset(const char *name)
+{
+    ssize_t i = env_find(name, strlen(name));
+    if (i < 0)
+        return;
+    memmove(&guest_env[i], &guest_env[i + 1], (guest_env_count - (size_t)i) * sizeof *guest_env);
+    guest_env_count--;
+}
+
+static void env_set(const char *assignment)
+{
+    const char *eq = strchr(assignment, '=');
+    if (!eq)
+        die("-E needs var=value, got '%s'", assignment);
+    ssize_t i = env_find(assignment, (size_t)(eq - assignment));
+    if (i >= 0) {
+        guest_env[i] = (char *)assignment;
+        return;
+    }
+    guest_env = realloc(guest_env, (guest_env_count + 2) * sizeof *guest_env);
+    guest_env[guest_env_count++] = (char *)assignment;
+    guest_env[guest_env_count] = NULL;
+}
+
+/* QEMU_SET_ENV / QEMU_UNSET_ENV hold comma-separated lists. */
+static void env_apply_list(const char *list, void (*fn)(const char *))
+{
+    char *copy = strdup(list), *save = NULL;
+    for (char *item = strtok_r(copy, ",", &save); item; item = strtok_r(NULL, ",", &save))
+        fn(strdup(item));
+    free(copy);
+}
+
+/* QEMU_<name> or XLAT_<name>; XLAT_ wins when both are set. */
+static const char *getenv_alias(const char *name)
+{
+    char buf[64];
+    snprintf(buf, sizeof buf, "XLAT_%s", name);
+    const char *v = getenv(buf);
+    if (v)
+        return v;
+    snprintf(buf, sizeof buf, "QEMU_%s", name);
+    return getenv(buf);
+}
+
+static void env_options(void)
+{
+    const char *v;
+    if ((v = getenv_alias("LD_PREFIX")))
+        opt.ld_prefix = v;
+    if ((v = getenv_alias("STACK_SIZE")))
+        set_stack_size(v);
+    if (getenv_alias("STRACE"))
+        opt.strace = true;
+    if ((v = getenv_alias("LOG")))
+        parse_log_items(v);
+    if ((v = getenv_alias("LOG_FILENAME")))
+        set_log_file(v);
+    if ((v = getenv_alias("SET_ENV")))
+        env_apply_list(v, env_set);
+    if ((v = getenv_alias("UNSET_ENV")))
+        env_apply_list(v, env_unset);
+    if ((v = getenv_alias("ARGV0")))
+        opt.argv0 = v;
+}
+
+/* -- Command line --------------------------------------------------------- */
+
+/* Parse options; returns the index of the program argument. */
+static int parse_args(int argc, char **argv)
+{
+    int i;
+    for (i = 1; i < argc && argv[i][0] == '-'; i++) {
+        const char *a = argv[i];
+        if (a[1] == '-' && a[2] != '\0' && strcmp(a, "--interp") && strcmp(a, "--help") &&
+            strcmp(a, "--version"))
+            a++;                           /* accept --L, --strace ... like qemu */
+        if (!strcmp(a, "--")) {
+            i++;
+            break;
+        }
+        /* Options without a value. */
+        if (!strcmp(a, "-h") || !strcmp(a, "-help") || !strcmp(a, "--help")) {
+            usage(stdout);
+            exit(0);
+        }
+        if (!strcmp(a, "-version") || !strcmp(a, "--version")) {
+            printf("xlat version " XLAT_VERSION " (riscv64 user mode)\n");
+            exit(0);
+        }
+        if (!strcmp(a, "-strace")) {
+            opt.strace = true;
+            continue;
+        }
+        if (!strcmp(a, "--interp"))
+            continue;                      /* the interpreter is the only engine yet */
+        /* Options with a value. */
+        if (i + 1 >= argc)
+            die("option '%s' needs an argument", a);
+        const char *v = argv[++i];
+        if (!strcmp(a, "-L"))
+            opt.ld_prefix = v;
+        else if (!strcmp(a, "-E"))
+            env_set(v);
+        else if (!strcmp(a, "-U"))
+            env_unset(v);
+        else if (!strcmp(a, "-0"))
+            opt.argv0 = v;
+        else if (!strcmp(a, "-s"))
+            set_stack_size(v);
+        else if (!strcmp(a, "-d"))
+            parse_log_items(v);
+        else if (!strcmp(a, "-D"))
+            set_log_file(v);
+        else
+            die("unknown option '%s' (try -h)", a);
+    }
+    if (i >= argc) {
+        usage(stderr);
+        exit(1);
+    }
+    return i;
+}
+
+/* -- Execution loop ------------------------------------------------------- */
+
+static const char *signal_name(int sig)
+{
+    switch (sig) {
+    case SIGSEGV: return "SIGSEGV";
+    case SIGBUS:  return "SIGBUS";
+    case SIGILL:  return "SIGILL";
+    case SIGTRAP: return "SIGTRAP";
+    case SIGFPE:  return "SIGFPE";
+    default:      return "signal";
+    }
+}
+
+/*
+ * A synchronous guest signal with no guest handler: say where it happened,
+ * then die of the same signal so the parent sees what Linux would report.
+ */
+static _Noreturn void guest_fatal(const CPUState *cpu, int sig)
+{
+    fprintf(stderr, "xlat: guest %s at pc 0x%llx", signal_name(sig),
+            (unsigned long long)cpu->pc);
+    if (sig == SIGSEGV || sig == SIGBUS)
+        fprintf(stderr, " (address 0x%llx)", (unsigned long long)cpu->fault_addr);
+    fputc('\n', stderr);
+    guest_die_by_signal(sig);
+}
+
+/* Print one instruction in objdump's layout for -d in_asm / exec. */
+static void log_insn(uint64_t pc)
+{
+    Insn in;
+    char text[96];
+    uint32_t bits;
+    if (copy_from_guest(&bits, pc, 2) < 0)
+        return;
+    if (insn_length((uint16_t)bits) == 4 && copy_from_guest(&bits, pc, 4) < 0)
+        return;
+    insn_decode(bits, &in);
+    insn_disasm(&in, pc, text, sizeof text);
+    if (in.len == 2)
+        fprintf(opt.log_file, "%8llx:\t%04x                \t%s\n",
+                (unsigned long long)pc, in.craw, text);
+    else
+        fprintf(opt.log_file, "%8llx:\t%08x          \t%s\n",
+                (unsigned long long)pc, in.raw, text);
+}
+
+/*
+ * With -d in_asm or exec, run one instruction at a time so each can be
+ * logged: exec logs every pc, in_asm each distinct pc once.
+ */
+static enum exit_reason run_logged(CPUState *cpu)
+{
+    static uint64_t *seen;
+    static size_t seen_cap;          /* open-addressing set of logged pcs */
+    for (;;) {
+        uint64_t pc = cpu->pc;
+        if (opt.log_mask & LOG_EXEC)
+            fprintf(opt.log_file, "exec pc 0x%llx\n", (unsigned long long)pc);
+        if (opt.log_mask & LOG_IN_ASM) {
+            if (!seen) {
+                seen_cap = 1 << 16;
+                seen = calloc(seen_cap, sizeof *seen);
+            }
+            size_t h = (pc * 0x9e3779b97f4a7c15ULL) >> 48;
+            while (seen[h & (seen_cap - 1)] && seen[h & (seen_cap - 1)] != pc + 1)
+                h++;
+            if (!seen[h & (seen_cap - 1)]) {
+                seen[h & (seen_cap - 1)] = pc + 1;
+                log_insn(pc);
+            }
+        }
+        enum exit_reason r = interp_step(cpu);
+        if (r != EXIT_NONE)
+            return r;
+    }
+}
+
+static _Noreturn void cpu_loop(CPUState *cpu)
+{
+    bool logged = opt.log_mask & (LOG_IN_ASM | LOG_EXEC);
+    for (;;) {
+        enum exit_reason r = logged ? run_logged(cpu) : interp_run(cpu);
+        switch (r) {
+        case EXIT_ECALL:
+            syscall_dispatch(cpu);
+            cpu->pc += 4;                  /* ecall has no compressed form */
+            break;
+        case EXIT_EBREAK:
+            guest_fatal(cpu, SIGTRAP);
+        case EXIT_ILLEGAL:
+            if (opt.log_mask & LOG_UNIMP) {
+                fprintf(opt.log_file, "xlat: illegal instruction at pc 0x%llx: ",
+                        (unsigned long long)cpu->pc);
+                log_insn(cpu->pc);
+            }
+            guest_fatal(cpu, SIGILL);
+        case EXIT_FAULT:
+            guest_fatal(cpu, cpu->fault_signal);
+        case EXIT_NONE:
+        case EXIT_REQUEST:
+            break;
+        }
+    }
+}
+
+int main(int argc, char **argv, char **envp)
+{
+    opt.log_file = stderr;
+    env_init(envp);
+    env_options();
+    int prog = parse_args(argc, argv);
+    opt.exe_path = argv[prog];
+
+    mm_init();
+    fault_init();
+
+    GuestImage img;
+    char err[256];
+    if (elf_load(opt.exe_path, &img, err, sizeof err) < 0) {
+        fprintf(stderr, "xlat: %s: %s\n", opt.exe_path, err);
+        return 1;
+    }
+
+    /* The guest's argv: the program path (or -0) and the rest. */
+    int guest_argc = argc - prog;
+    char **guest_argv = calloc((size_t)guest_argc + 1, sizeof *guest_argv);
+    for (int i = 0; i < guest_argc; i++)
+        guest_argv[i] = argv[prog + i];
+    if (opt.argv0)
+        guest_argv[0] = (char *)opt.argv0;
+
+    static CPUState cpu;
+    cpu.x[2] = stack_setup(&img, guest_argc, guest_argv, guest_env, opt.exe_path,
+                           opt.stack_size);
+    cpu.pc = img.entry;
+    cpu_loop(&cpu);
+}

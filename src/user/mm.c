@@ -1,0 +1,899 @@
+/*
+ * The guest address space (user mode): the reserved window and the table of
+ * guest mappings.
+ *
+ * mm_init() reserves guard + window + guard of host address space as
+ * PROT_NONE. Everything the guest maps lives inside the window at
+ * guest_base + address, always by MAP_FIXED host mappings; "unmapping" maps
+ * PROT_NONE reservation back over the range, so the window never has holes
+ * that an unrelated host mmap could fill.
+ *
+ * The table of mappings (a sorted array of Vma) is the authority on what
+ * the guest has mapped: placement searches, access checks for
+ * copy_from_guest/copy_to_guest, /proc/self/maps output and (later) JIT
+ * invalidation of executable ranges all read it. A rwlock protects it:
+ * memory syscalls take it for writing, copies and checks for reading.
+ *
+ * Host protections: guest PROT_EXEC is never given to the host mapping (guest
+ * code is interpreted or translated, never run in place); an executable
+ * guest page is host-readable so the interpreter can fetch from it, as in
+ * QEMU. The table keeps the guest's own protection bits.
+ */
+#define _GNU_SOURCE
+#include "user/mm.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "user/options.h"
+
+#ifndef MAP_FIXED_NOREPLACE
+#define MAP_FIXED_NOREPLACE 0x100000
+#endif
+#ifndef MAP_SHARED_VALIDATE
+#define MAP_SHARED_VALIDATE 0x03
+#endif
+#ifndef PROT_SEM
+#define PROT_SEM 0x8
+#endif
+#ifndef MADV_SOFT_OFFLINE
+#define MADV_SOFT_OFFLINE 101
+#endif
+#ifndef MREMAP_DONTUNMAP
+#define MREMAP_DONTUNMAP 4
+#endif
+
+#define PAGE_MASK_  (GUEST_PAGE_SIZE - 1)
+#define PAGE_UP(x)  (((x) + PAGE_MASK_) & ~PAGE_MASK_)
+#define PAGE_DOWN(x) ((x) & ~PAGE_MASK_)
+
+/* Linux's default vm.mmap_min_addr: nothing is placed (or MAP_FIXED) below. */
+#define GUEST_MMAP_MIN_ADDR 0x10000ULL
+/* Linux mmap_base(): the gap kept below the stack top for the stack. */
+#define MMAP_MIN_GAP     (128ULL << 20)
+#define STACK_GUARD_GAP  (256ULL * GUEST_PAGE_SIZE)
+
+/* Guest mmap flag bits (riscv64 uses the asm-generic values, equal to x86's). */
+#define VMA_SHARED 1
+#define VMA_ANON   2
+#define VMA_GROWSDOWN 4
+
+uint8_t *guest_base;
+
+typedef struct Vma {
+    uint64_t start, end;   /* guest addresses, page aligned, end exclusive */
+    int prot;              /* guest PROT_* bits */
+    int flags;             /* VMA_* */
+    uint64_t offset;       /* file offset of start (file mappings) */
+    uint64_t dev, ino;     /* for /proc/self/maps */
+    char *name;            /* path, "[heap]", "[stack]" or NULL */
+} Vma;
+
+static pthread_rwlock_t mm_lock = PTHREAD_RWLOCK_INITIALIZER;
+static Vma *vmas;
+static size_t nvma, vma_cap;
+static uint64_t mmap_base;
+static uint64_t brk_start, brk_cur;
+
+/* -- JIT hook ------------------------------------------------------------ */
+
+/*
+ * Called (with the table locked) whenever an executable guest range is
+ * unmapped, replaced, moved or loses/gains PROT_EXEC. The translator will
+ * drop the blocks it holds for that range here; nothing to do yet.
+ */
+void mm_exec_range_changed(uint64_t start, uint64_t len)
+{
+    (void)start;
+    (void)len;
+}
+
+/* -- Host side ----------------------------------------------------------- */
+
+static int host_prot(int prot)
+{
+    int hp = prot & (PROT_READ | PROT_WRITE);
+    if (prot & PROT_EXEC)
+        hp |= PROT_READ;
+    return hp;
+}
+
+/* Put PROT_NONE reservation back over [start, start+len). */
+static int host_reserve(uint64_t start, uint64_t len)
+{
+    void *p = mmap(g2h(start), len, PROT_NONE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
+    return p == MAP_FAILED ? -errno : 0;
+}
+
+void mm_init(void)
+{
+    uint64_t total = GUEST_GUARD_SIZE + GUEST_SPACE_SIZE + GUEST_GUARD_SIZE;
+    void *p = mmap(NULL, total, PROT_NONE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED) {
+        fprintf(stderr, "xlat: cannot reserve %llu GiB for the guest address space: %s\n",
+                (unsigned long long)(total >> 30), strerror(errno));
+        exit(1);
+    }
+    guest_base = (uint8_t *)p + GUEST_GUARD_SIZE;
+
+    uint64_t gap = opt.stack_size ? opt.stack_size : (8ULL << 20);
+    gap += STACK_GUARD_GAP;
+    if (gap < MMAP_MIN_GAP)
+        gap = MMAP_MIN_GAP;
+    if (gap > GUEST_TASK_SIZE / 6 * 5)
+        gap = GUEST_TASK_SIZE / 6 * 5;
+    mmap_base = PAGE_DOWN(GUEST_TASK_SIZE - gap);
+    xlat_log(LOG_PAGE, "page: guest window at host %p, mmap base %#llx\n",
+             (void *)guest_base, (unsigned long long)mmap_base);
+}
+
+/* -- The mapping table (callers hold mm_lock) ------------------------------ */
+
+/* Index of the first vma with end > addr (nvma if none). */
+static size_t vma_lookup(uint64_t addr)
+{
+    size_t lo = 0, hi = nvma;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (vmas[mid].end > addr)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return lo;
+}
+
+static void vma_reserve_slot(void)
+{
+    if (nvma < vma_cap)
+        return;
+    size_t ncap = vma_cap ? vma_cap * 2 : 64;
+    Vma *n = realloc(vmas, ncap * sizeof(*n));
+    if (!n) {
+        fprintf(stderr, "xlat: out of memory for the guest mapping table\n");
+        abort();
+    }
+    vmas = n;
+    vma_cap = ncap;
+}
+
+static char *xstrdup(const char *s)
+{
+    if (!s)
+        return NULL;
+    char *d = strdup(s);
+    if (!d) {
+        fprintf(stderr, "xlat: out of memory\n");
+        abort();
+    }
+    return d;
+}
+
+/* Split the vma containing addr (strictly inside) in two at addr. */
+static void vma_split(uint64_t addr)
+{
+    size_t i = vma_lookup(addr);
+    if (i == nvma || vmas[i].start >= addr)
+        return;
+    vma_reserve_slot();
+    memmove(&vmas[i + 1], &vmas[i], (nvma - i) * sizeof(Vma));
+    nvma++;
+    Vma *lo = &vmas[i], *hi = &vmas[i + 1];
+    hi->name = xstrdup(lo->name);
+    hi->offset = lo->offset + (addr - lo->start);
+    hi->start = addr;
+    lo->end = addr;
+}
+
+/* True if two neighbouring vmas describe one mapping and can be merged. */
+static bool vma_mergeable(const Vma *a, const Vma *b)
+{
+    if (a->end != b->start || a->prot != b->prot || a->flags != b->flags)
+        return false;
+    if ((a->name == NULL) != (b->name == NULL))
+        return false;
+    if (a->name && strcmp(a->name, b->name) != 0)
+        return false;
+    if (a->flags & VMA_SHARED)
+        return false;   /* may be different objects */
+    if (!(a->flags & VMA_ANON))
+        return a->dev == b->dev && a->ino == b->ino &&
+               a->offset + (a->end - a->start) == b->offset;
+    return true;
+}
+
+/* Absorb vma i+1 into vma i. */
+static void vma_merge_next(size_t i)
+{
+    vmas[i].end = vmas[i + 1].end;
+    free(vmas[i + 1].name);
+    memmove(&vmas[i + 1], &vmas[i + 2], (nvma - i - 2) * sizeof(Vma));
+    nvma--;
+}
+
+/* Merge whatever became mergeable around [start, end]. */
+static void vma_merge_range(uint64_t start, uint64_t end)
+{
+    size_t i = vma_lookup(start);
+    if (i > 0)
+        i--;
+    while (i + 1 < nvma && vmas[i].start <= end) {
+        if (vma_mergeable(&vmas[i], &vmas[i + 1]))
+            vma_merge_next(i);
+        else
+            i++;
+    }
+}
+
+/*
+ * Drop [start, end) from the table (not from the host). Reports executable
+ * ranges to the JIT hook.
+ */
+static void vma_remove(uint64_t start, uint64_t end)
+{
+    vma_split(start);
+    vma_split(end);
+    size_t i = vma_lookup(start), j = i;
+    while (j < nvma && vmas[j].start < end) {
+        if (vmas[j].prot & PROT_EXEC)
+            mm_exec_range_changed(vmas[j].start, vmas[j].end - vmas[j].start);
+        free(vmas[j].name);
+        j++;
+    }
+    if (j > i) {
+        memmove(&vmas[i], &vmas[j], (nvma - j) * sizeof(Vma));
+        nvma -= j - i;
+    }
+}
+
+/* Add v (its range must be free in the table); takes ownership of v.name. */
+static void vma_insert(Vma v)
+{
+    vma_reserve_slot();
+    size_t i = vma_lookup(v.start);
+    memmove(&vmas[i + 1], &vmas[i], (nvma - i) * sizeof(Vma));
+    vmas[i] = v;
+    nvma++;
+    vma_merge_range(v.start, v.end);
+}
+
+static bool range_free(uint64_t start, uint64_t end)
+{
+    size_t i = vma_lookup(start);
+    return i == nvma || vmas[i].start >= end;
+}
+
+/* -- Placement ------------------------------------------------------------- */
+
+/* Highest free [x, x+len) with x >= lo and x+len <= top, or 0. */
+static uint64_t find_top_down(uint64_t len, uint64_t lo, uint64_t top)
+{
+    /* j: one past the last vma that starts below top. */
+    size_t j = vma_lookup(top);
+    if (j < nvma && vmas[j].start < top)
+        j++;
+    uint64_t hi = top;
+    for (; j > 0; j--) {
+        const Vma *v = &vmas[j - 1];
+        if (v->end < hi) {
+            uint64_t floor = v->end > lo ? v->end : lo;
+            if (hi >= floor && hi - floor >= len)
+                return hi - len;
+        }
+        if (v->start < hi)
+            hi = v->start;
+        if (hi <= lo)
+            return 0;
+    }
+    return hi >= lo && hi - lo >= len ? hi - len : 0;
+}
+
+static uint64_t find_free_locked(uint64_t len, uint64_t hint)
+{
+    len = PAGE_UP(len);
+    if (len == 0 || len > GUEST_TASK_SIZE - GUEST_MMAP_MIN_ADDR)
+        return 0;
+    if (hint) {
+        hint = PAGE_UP(hint);
+        if (hint >= GUEST_MMAP_MIN_ADDR && hint <= GUEST_TASK_SIZE - len &&
+            range_free(hint, hint + len))
+            return hint;
+    }
+    uint64_t a = find_top_down(len, GUEST_MMAP_MIN_ADDR, mmap_base);
+    if (!a)   /* like Linux's fallback: anywhere in the task's space */
+        a = find_top_down(len, GUEST_MMAP_MIN_ADDR, GUEST_TASK_SIZE);
+    return a;
+}
+
+uint64_t guest_find_free(uint64_t len, uint64_t hint)
+{
+    pthread_rwlock_rdlock(&mm_lock);
+    uint64_t a = find_free_locked(len, hint);
+    pthread_rwlock_unlock(&mm_lock);
+    return a;
+}
+
+/* -- mmap / munmap / mprotect -------------------------------------------- */
+
+static void log_map(const char *what, uint64_t start, uint64_t len, int prot, const char *name)
+{
+    xlat_log(LOG_PAGE, "page: %s %#llx-%#llx %c%c%c %s\n", what,
+             (unsigned long long)start, (unsigned long long)(start + len),
+             prot & PROT_READ ? 'r' : '-', prot & PROT_WRITE ? 'w' : '-',
+             prot & PROT_EXEC ? 'x' : '-', name ? name : "");
+}
+
+/* Unmap [start, start+len) (page aligned, inside the task space). */
+static int unmap_locked(uint64_t start, uint64_t len)
+{
+    int r = host_reserve(start, len);
+    if (r)
+        return r;
+    vma_remove(start, start + len);
+    log_map("unmap", start, len, 0, NULL);
+    return 0;
+}
+
+int guest_map_fixed(uint64_t addr, uint64_t len, int prot, const char *name)
+{
+    if ((addr & PAGE_MASK_) || len == 0 || !guest_range_in_window(addr, PAGE_UP(len)))
+        return -EINVAL;
+    len = PAGE_UP(len);
+    pthread_rwlock_wrlock(&mm_lock);
+    int r = 0;
+    void *p = mmap(g2h(addr), len, host_prot(prot),
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+    if (p == MAP_FAILED) {
+        r = -errno;
+    } else {
+        vma_remove(addr, addr + len);
+        vma_insert((Vma){ addr, addr + len, prot, VMA_ANON, 0, 0, 0, xstrdup(name) });
+        log_map("map", addr, len, prot, name);
+    }
+    pthread_rwlock_unlock(&mm_lock);
+    return r;
+}
+
+/* Host mmap flags passed through from the guest (values are the same). */
+#define MAP_PASS (MAP_GROWSDOWN | MAP_DENYWRITE | MAP_EXECUTABLE | MAP_LOCKED | \
+                  MAP_NORESERVE | MAP_POPULATE | MAP_NONBLOCK | MAP_STACK | MAP_SYNC)
+
+/* Name, device and inode of a file mapping, for /proc/self/maps. */
+static void describe_fd(int fd, Vma *v)
+{
+    struct stat st;
+    char link[64], path[4096];
+    if (fstat(fd, &st) == 0) {
+        v->dev = st.st_dev;
+        v->ino = st.st_ino;
+    }
+    snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+    ssize_t n = readlink(link, path, sizeof(path) - 1);
+    if (n > 0) {
+        path[n] = 0;
+        v->name = xstrdup(path);
+    }
+}
+
+int64_t guest_mmap(uint64_t addr, uint64_t len, int prot, int flags, int fd, off_t off)
+{
+    bool anon = flags & MAP_ANONYMOUS;
+    int type = flags & MAP_TYPE;
+    bool fixed = flags & (MAP_FIXED | MAP_FIXED_NOREPLACE);
+
+    if (off & PAGE_MASK_)
+        return -EINVAL;
+    if (!anon && fcntl(fd, F_GETFD) < 0)
+        return -EBADF;
+    if (len == 0)
+        return -EINVAL;
+    if (PAGE_UP(len) < len || PAGE_UP(len) == 0)
+        return -ENOMEM;
+    len = PAGE_UP(len);
+    if (!anon && (uint64_t)off + len < (uint64_t)off)
+        return -EOVERFLOW;
+    if (type != MAP_SHARED && type != MAP_PRIVATE && type != MAP_SHARED_VALIDATE)
+        return -EINVAL;
+    if (fixed && (addr & PAGE_MASK_))
+        return -EINVAL;
+    if (len > GUEST_TASK_SIZE || (fixed && addr > GUEST_TASK_SIZE - len))
+        return -ENOMEM;
+    if (fixed && addr < GUEST_MMAP_MIN_ADDR)
+        return -EPERM;
+    prot &= PROT_READ | PROT_WRITE | PROT_EXEC | PROT_SEM;
+
+    pthread_rwlock_wrlock(&mm_lock);
+    int64_t ret;
+    if (fixed) {
+        if ((flags & MAP_FIXED_NOREPLACE) && !range_free(addr, addr + len)) {
+            ret = -EEXIST;
+            goto out;
+        }
+    } else {
+        addr = find_free_locked(len, addr);
+        if (!addr) {
+            ret = -ENOMEM;
+            goto out;
+        }
+    }
+
+    int hflags = type | MAP_FIXED | (flags & MAP_PASS) | (anon ? MAP_ANONYMOUS : 0);
+    void *p = mmap(g2h(addr), len, host_prot(prot), hflags, anon ? -1 : fd, anon ? 0 : off);
+    if (p == MAP_FAILED) {
+        ret = -errno;
+        goto out;
+    }
+    vma_remove(addr, addr + len);
+    Vma v = { addr, addr + len, prot, 0, anon ? 0 : (uint64_t)off, 0, 0, NULL };
+    if (type != MAP_PRIVATE)
+        v.flags |= VMA_SHARED;
+    if (flags & MAP_GROWSDOWN)
+        v.flags |= VMA_GROWSDOWN;
+    if (anon) {
+        v.flags |= VMA_ANON;
+        if (v.flags & VMA_SHARED)
+            v.name = xstrdup("/dev/zero (deleted)");
+    } else {
+        describe_fd(fd, &v);
+    }
+    log_map("mmap", addr, len, prot, v.name);
+    vma_insert(v);
+    if (prot & PROT_EXEC)
+        mm_exec_range_changed(addr, len);
+    ret = (int64_t)addr;
+out:
+    pthread_rwlock_unlock(&mm_lock);
+    return ret;
+}
+
+int64_t guest_munmap(uint64_t addr, uint64_t len)
+{
+    if ((addr & PAGE_MASK_) || len == 0 || addr > GUEST_TASK_SIZE ||
+        len > GUEST_TASK_SIZE - addr)
+        return -EINVAL;
+    len = PAGE_UP(len);
+    if (len > GUEST_TASK_SIZE - addr)
+        return -EINVAL;
+    pthread_rwlock_wrlock(&mm_lock);
+    int r = unmap_locked(addr, len);
+    pthread_rwlock_unlock(&mm_lock);
+    return r;
+}
+
+/* Change the protection of the (table) range [start, end); it is fully mapped. */
+static int protect_range(uint64_t start, uint64_t end, int prot)
+{
+    vma_split(start);
+    vma_split(end);
+    for (size_t i = vma_lookup(start); i < nvma && vmas[i].start < end; i++) {
+        Vma *v = &vmas[i];
+        if (mprotect(g2h(v->start), v->end - v->start, host_prot(prot)) != 0)
+            return -errno;
+        if ((v->prot | prot) & PROT_EXEC && v->prot != prot)
+            mm_exec_range_changed(v->start, v->end - v->start);
+        v->prot = prot;
+    }
+    vma_merge_range(start, end);
+    return 0;
+}
+
+int64_t guest_mprotect(uint64_t addr, uint64_t len, int prot)
+{
+    prot &= ~(PROT_GROWSDOWN | PROT_GROWSUP);
+    if (addr & PAGE_MASK_)
+        return -EINVAL;
+    if (prot & ~(PROT_READ | PROT_WRITE | PROT_EXEC | PROT_SEM))
+        return -EINVAL;
+    if (len == 0)
+        return 0;
+    len = PAGE_UP(len);
+    uint64_t end = addr + len;
+    if (end <= addr)
+        return -ENOMEM;
+    if (addr >= GUEST_TASK_SIZE)
+        return -ENOMEM;
+
+    pthread_rwlock_wrlock(&mm_lock);
+    /* Linux changes the pages up to the first hole, then fails. */
+    int64_t r = 0;
+    uint64_t a = addr;
+    size_t i = vma_lookup(addr);
+    while (a < end) {
+        if (i >= nvma || vmas[i].start > a) {
+            r = -ENOMEM;
+            break;
+        }
+        a = vmas[i].end;
+        i++;
+    }
+    uint64_t done = a < end ? a : end;
+    if (done > addr) {
+        int e = protect_range(addr, done, prot);
+        if (e)
+            r = e;
+        log_map("mprotect", addr, done - addr, prot, NULL);
+    }
+    pthread_rwlock_unlock(&mm_lock);
+    return r;
+}
+
+int64_t guest_madvise(uint64_t addr, uint64_t len, int advice)
+{
+    if (addr & PAGE_MASK_)
+        return -EINVAL;
+    uint64_t end = addr + PAGE_UP(len);
+    if (end < addr)
+        return -EINVAL;
+    switch (advice) {
+    case MADV_NORMAL: case MADV_RANDOM: case MADV_SEQUENTIAL: case MADV_WILLNEED:
+    case MADV_DONTNEED: case MADV_FREE: case MADV_REMOVE: case MADV_DONTFORK:
+    case MADV_DOFORK: case MADV_MERGEABLE: case MADV_UNMERGEABLE: case MADV_HUGEPAGE:
+    case MADV_NOHUGEPAGE: case MADV_DONTDUMP: case MADV_DODUMP: case MADV_WIPEONFORK:
+    case MADV_KEEPONFORK: case MADV_COLD: case MADV_PAGEOUT:
+        break;
+    case MADV_HWPOISON: case MADV_SOFT_OFFLINE:
+        return -EPERM;
+    default:
+        return -EINVAL;
+    }
+    if (end == addr)
+        return 0;
+    if (end > GUEST_TASK_SIZE)
+        return -ENOMEM;
+
+    pthread_rwlock_rdlock(&mm_lock);
+    int64_t r = 0;
+    uint64_t a = addr;
+    for (size_t i = vma_lookup(addr); a < end; i++) {
+        if (i >= nvma || vmas[i].start >= end) {
+            r = -ENOMEM;
+            break;
+        }
+        if (vmas[i].start > a)
+            r = -ENOMEM;
+        uint64_t s = vmas[i].start > a ? vmas[i].start : a;
+        uint64_t e = vmas[i].end < end ? vmas[i].end : end;
+        if (madvise(g2h(s), e - s, advice) != 0 && !r)
+            r = -errno;
+        a = e;
+    }
+    pthread_rwlock_unlock(&mm_lock);
+    return r;
+}
+
+/* -- mremap ---------------------------------------------------------------- */
+
+/*
+ * Move the host pages of [old, old+old_len) to [dst, dst+new_len) in the
+ * window (dst range already reserved or mapped: MREMAP_FIXED replaces it)
+ * and put reservation back over the source, unless dontunmap.
+ */
+static int host_move(uint64_t old, uint64_t old_len, uint64_t dst, uint64_t new_len, int extra)
+{
+    void *p = mremap(g2h(old), old_len, new_len, MREMAP_MAYMOVE | MREMAP_FIXED | extra, g2h(dst));
+    if (p == MAP_FAILED)
+        return -errno;
+    if (old_len && !(extra & MREMAP_DONTUNMAP))
+        host_reserve(old, old_len);
+    return 0;
+}
+
+/* Grow [old, old+old_len) to new_len in place: the range after it is free. */
+static int host_grow_in_place(const Vma *v, uint64_t old, uint64_t old_len, uint64_t new_len)
+{
+    if ((v->flags & VMA_ANON) && !(v->flags & VMA_SHARED)) {
+        /* A fresh private anonymous extension is exactly what Linux gives. */
+        int fl = MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | (v->flags & VMA_GROWSDOWN ? MAP_GROWSDOWN : 0);
+        void *p = mmap(g2h(old + old_len), new_len - old_len, host_prot(v->prot), fl, -1, 0);
+        return p == MAP_FAILED ? -errno : 0;
+    }
+    /* Shared or file mappings: move out to scratch host space and back. */
+    void *tmp = mmap(NULL, new_len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (tmp == MAP_FAILED)
+        return -errno;
+    void *p = mremap(g2h(old), old_len, new_len, MREMAP_MAYMOVE | MREMAP_FIXED, tmp);
+    if (p == MAP_FAILED) {
+        int e = -errno;
+        munmap(tmp, new_len);
+        return e;
+    }
+    host_reserve(old, old_len);
+    p = mremap(tmp, new_len, new_len, MREMAP_MAYMOVE | MREMAP_FIXED, g2h(old));
+    if (p == MAP_FAILED) {
+        fprintf(stderr, "xlat: mremap back into the guest window failed: %s\n", strerror(errno));
+        abort();
+    }
+    return 0;
+}
+
+/* Record that [old, old+old_len) (described by tmpl) now lives at dst. */
+static void table_move(const Vma *tmpl, uint64_t old, uint64_t old_len, uint64_t dst,
+                       uint64_t new_len, bool keep_old)
+{
+    Vma v = *tmpl;
+    v.offset = tmpl->offset + (old - tmpl->start);
+    v.name = xstrdup(tmpl->name);
+    v.start = dst;
+    v.end = dst + new_len;
+    if (!keep_old && old_len)
+        vma_remove(old, old + old_len);
+    vma_remove(dst, dst + new_len);
+    vma_insert(v);
+    if (v.prot & PROT_EXEC)
+        mm_exec_range_changed(dst, new_len);
+    log_map("mremap", dst, new_len, v.prot, v.name);
+}
+
+static int64_t mremap_locked(uint64_t old, uint64_t old_len, uint64_t new_len, int flags,
+                             uint64_t new_addr)
+{
+    size_t i = vma_lookup(old);
+    if (i == nvma || vmas[i].start > old)
+        return -EFAULT;
+    Vma tmpl = vmas[i];      /* shallow copy: name only used until table edits */
+    char *name = xstrdup(tmpl.name);
+    tmpl.name = name;
+    int64_t r;
+
+    if (old_len == 0 && !(tmpl.flags & VMA_SHARED)) {
+        r = -EINVAL;
+        goto out;
+    }
+    if (old_len > tmpl.end - old) {
+        r = -EFAULT;
+        goto out;
+    }
+    if ((flags & MREMAP_DONTUNMAP) &&
+        (old_len != new_len || (tmpl.flags & (VMA_SHARED | VMA_ANON)) != VMA_ANON)) {
+        r = -EINVAL;
+        goto out;
+    }
+
+    if (flags & MREMAP_FIXED) {
+        if ((new_addr & PAGE_MASK_) || new_addr > GUEST_TASK_SIZE - new_len) {
+            r = -EINVAL;
+            goto out;
+        }
+        if (new_addr < old + old_len && old < new_addr + new_len) {
+            r = -EINVAL;
+            goto out;
+        }
+        if (old_len > new_len) {   /* drop the tail first, as Linux does */
+            unmap_locked(old + new_len, old_len - new_len);
+            old_len = new_len;
+        }
+        r = host_move(old, old_len, new_addr, new_len, flags & MREMAP_DONTUNMAP);
+        if (r == 0) {
+            table_move(&tmpl, old, old_len, new_addr, new_len, flags & MREMAP_DONTUNMAP);
+            r = (int64_t)new_addr;
+        }
+        goto out;
+    }
+
+    if (old_len >= new_len && old_len) {   /* shrink in place */
+        if (old_len > new_len)
+            unmap_locked(old + new_len, old_len - new_len);
+        r = (int64_t)old;
+        goto out;
+    }
+    if (old_len && !(flags & MREMAP_DONTUNMAP) && old + new_len <= GUEST_TASK_SIZE &&
+        old + old_len == tmpl.end && range_free(old + old_len, old + new_len)) {
+        r = host_grow_in_place(&tmpl, old, old_len, new_len);
+        if (r == 0) {
+            table_move(&tmpl, old, old_len, old, new_len, false);
+            r = (int64_t)old;
+        }
+        goto out;
+    }
+    if (!(flags & MREMAP_MAYMOVE)) {
+        r = -ENOMEM;
+        goto out;
+    }
+    uint64_t dst = find_free_locked(new_len, 0);
+    if (!dst) {
+        r = -ENOMEM;
+        goto out;
+    }
+    r = host_move(old, old_len, dst, new_len, flags & MREMAP_DONTUNMAP);
+    if (r == 0) {
+        table_move(&tmpl, old, old_len, dst, new_len, old_len == 0 || (flags & MREMAP_DONTUNMAP));
+        r = (int64_t)dst;
+    }
+out:
+    free(name);
+    return r;
+}
+
+int64_t guest_mremap(uint64_t old, uint64_t old_len, uint64_t new_len, int flags, uint64_t new_addr)
+{
+    if (flags & ~(MREMAP_MAYMOVE | MREMAP_FIXED | MREMAP_DONTUNMAP))
+        return -EINVAL;
+    if ((flags & (MREMAP_FIXED | MREMAP_DONTUNMAP)) && !(flags & MREMAP_MAYMOVE))
+        return -EINVAL;
+    if (old & PAGE_MASK_)
+        return -EINVAL;
+    if (PAGE_UP(old_len) < old_len || PAGE_UP(new_len) < new_len)
+        return -EINVAL;
+    old_len = PAGE_UP(old_len);
+    new_len = PAGE_UP(new_len);
+    if (new_len == 0)
+        return -EINVAL;
+    if (old >= GUEST_TASK_SIZE || new_len > GUEST_TASK_SIZE || old_len > GUEST_TASK_SIZE - old)
+        return -EFAULT;
+
+    pthread_rwlock_wrlock(&mm_lock);
+    int64_t r = mremap_locked(old, old_len, new_len, flags, new_addr);
+    pthread_rwlock_unlock(&mm_lock);
+    return r;
+}
+
+/* -- brk ------------------------------------------------------------------ */
+
+void guest_brk_init(uint64_t start)
+{
+    pthread_rwlock_wrlock(&mm_lock);
+    brk_start = brk_cur = PAGE_UP(start);
+    pthread_rwlock_unlock(&mm_lock);
+    xlat_log(LOG_PAGE, "page: brk starts at %#llx\n", (unsigned long long)brk_start);
+}
+
+int64_t guest_brk(uint64_t addr)
+{
+    pthread_rwlock_wrlock(&mm_lock);
+    uint64_t ret = brk_cur;
+    if (!brk_start || addr < brk_start || addr > GUEST_TASK_SIZE - GUEST_PAGE_SIZE)
+        goto out;
+    uint64_t newbrk = PAGE_UP(addr), oldbrk = PAGE_UP(brk_cur);
+    if (newbrk < oldbrk) {
+        if (unmap_locked(newbrk, oldbrk - newbrk) != 0)
+            goto out;
+    } else if (newbrk > oldbrk) {
+        /* Linux keeps a page free between the heap and the next mapping. */
+        if (!range_free(oldbrk, newbrk + GUEST_PAGE_SIZE))
+            goto out;
+        void *p = mmap(g2h(oldbrk), newbrk - oldbrk, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+        if (p == MAP_FAILED)
+            goto out;
+        vma_insert((Vma){ oldbrk, newbrk, PROT_READ | PROT_WRITE, VMA_ANON, 0, 0, 0,
+                          xstrdup("[heap]") });
+        log_map("brk", oldbrk, newbrk - oldbrk, PROT_READ | PROT_WRITE, "[heap]");
+    }
+    brk_cur = ret = addr;
+out:
+    pthread_rwlock_unlock(&mm_lock);
+    return (int64_t)ret;
+}
+
+/* -- Checked access from xlat's own code ------------------------------------ */
+
+/* Readable means PROT_READ or PROT_WRITE (riscv maps write-only as RW). */
+static bool prot_allows(int have, int need)
+{
+    if ((need & PROT_WRITE) && !(have & PROT_WRITE))
+        return false;
+    if ((need & PROT_READ) && !(have & (PROT_READ | PROT_WRITE)))
+        return false;
+    if ((need & PROT_EXEC) && !(have & PROT_EXEC))
+        return false;
+    return true;
+}
+
+static bool access_ok_locked(uint64_t ga, uint64_t len, int prot)
+{
+    if (!guest_range_in_window(ga, len))
+        return false;
+    if (len == 0)
+        return true;
+    uint64_t a = ga, end = ga + len;
+    for (size_t i = vma_lookup(ga); a < end; i++) {
+        if (i >= nvma || vmas[i].start > a || !prot_allows(vmas[i].prot, prot))
+            return false;
+        a = vmas[i].end;
+    }
+    return true;
+}
+
+bool guest_access_ok(uint64_t ga, uint64_t len, int prot)
+{
+    pthread_rwlock_rdlock(&mm_lock);
+    bool ok = access_ok_locked(ga, len, prot);
+    pthread_rwlock_unlock(&mm_lock);
+    return ok;
+}
+
+int copy_from_guest(void *dst, uint64_t src, size_t len)
+{
+    pthread_rwlock_rdlock(&mm_lock);
+    bool ok = access_ok_locked(src, len, PROT_READ);
+    if (ok && len)
+        memcpy(dst, g2h(src), len);
+    pthread_rwlock_unlock(&mm_lock);
+    return ok ? 0 : -EFAULT;
+}
+
+int copy_to_guest(uint64_t dst, const void *src, size_t len)
+{
+    pthread_rwlock_rdlock(&mm_lock);
+    bool ok = access_ok_locked(dst, len, PROT_WRITE);
+    if (ok && len)
+        memcpy(g2h(dst), src, len);
+    pthread_rwlock_unlock(&mm_lock);
+    return ok ? 0 : -EFAULT;
+}
+
+char *guest_strdup(uint64_t ga, size_t max, int *err)
+{
+    pthread_rwlock_rdlock(&mm_lock);
+    char *res = NULL;
+    int e = -EFAULT;
+    uint64_t a = ga;
+    size_t n = 0;
+    /* Scan page by page, checking each page before touching it. */
+    while (n < max) {
+        uint64_t chunk = GUEST_PAGE_SIZE - (a & PAGE_MASK_);
+        if (chunk > max - n)
+            chunk = max - n;
+        if (!access_ok_locked(a, chunk, PROT_READ))
+            goto out;
+        const char *z = memchr(g2h(a), 0, chunk);
+        if (z) {
+            n += (size_t)(z - (const char *)g2h(a)) + 1;
+            res = malloc(n);
+            if (!res) {
+                e = -ENOMEM;
+                goto out;
+            }
+            memcpy(res, g2h(ga), n);
+            e = 0;
+            goto out;
+        }
+        n += chunk;
+        a += chunk;
+    }
+    e = -ENAMETOOLONG;
+out:
+    pthread_rwlock_unlock(&mm_lock);
+    if (err)
+        *err = e;
+    return res;
+}
+
+/* -- /proc/self/maps ------------------------------------------------------- */
+
+void guest_dump_maps(int fd)
+{
+    pthread_rwlock_rdlock(&mm_lock);
+    for (size_t i = 0; i < nvma; i++) {
+        const Vma *v = &vmas[i];
+        char line[4200];
+        int n = snprintf(line, sizeof(line), "%08llx-%08llx %c%c%c%c %08llx %02x:%02x %llu ",
+                         (unsigned long long)v->start, (unsigned long long)v->end,
+                         v->prot & PROT_READ ? 'r' : '-', v->prot & PROT_WRITE ? 'w' : '-',
+                         v->prot & PROT_EXEC ? 'x' : '-', v->flags & VMA_SHARED ? 's' : 'p',
+                         (unsigned long long)v->offset, major(v->dev), minor(v->dev),
+                         (unsigned long long)v->ino);
+        if (v->name) {
+            /* Linux pads the header to 72 columns, then one space. */
+            while (n < 72)
+                line[n++] = ' ';
+            n += snprintf(line + n, sizeof(line) - n, " %s", v->name);
+        }
+        if (n > (int)sizeof(line) - 2)
+            n = sizeof(line) - 2;
+        line[n++] = '\n';
+        if (write(fd, line, n) < 0)
+            break;
+    }
+    pthread_rwlock_unlock(&mm_lock);
+}

@@ -1,0 +1,158 @@
+/*
+ * System call dispatch (user mode).
+ *
+ * syscall_dispatch() looks the guest's a7 up in the table built from
+ * syscall.def, prints the call for -strace, runs the handler and stores its
+ * result (value or -errno) in a0. Handlers live in sys_file.c (files and
+ * descriptors) and sys_proc.c (process, time, signals, memory, misc); each
+ * validates its guest pointers so a bad pointer yields -EFAULT, never a host
+ * crash. Unknown numbers return -ENOSYS and are reported with -d unimp.
+ */
+#define _GNU_SOURCE
+#include "user/syscall.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "user/mm.h"
+#include "user/options.h"
+#include "user/strace.h"
+#include "user/sys_impl.h"
+
+/* -- The table -------------------------------------------------------------- */
+
+#define SYSCALL_TABLE_SIZE 512
+
+typedef struct SyscallDesc {
+    const char *name;
+    SyscallFn   fn;
+    const char *fmt;    /* strace format (syscall.def) */
+} SyscallDesc;
+
+static const SyscallDesc syscall_table[SYSCALL_TABLE_SIZE] = {
+#define SYSCALL(nr, name, fn, fmt) [nr] = { #name, fn, fmt },
+#include "user/syscall.def"
+#undef SYSCALL
+};
+
+/* One "unimplemented" message per number is enough. */
+static uint8_t unimp_reported[SYSCALL_TABLE_SIZE];
+
+static void report_unimplemented(uint64_t nr)
+{
+    if (!(opt.log_mask & LOG_UNIMP))
+        return;
+    if (nr < SYSCALL_TABLE_SIZE) {
+        if (unimp_reported[nr])
+            return;
+        unimp_reported[nr] = 1;
+    }
+    xlat_log(LOG_UNIMP, "xlat: unimplemented syscall %llu\n", (unsigned long long)nr);
+}
+
+void syscall_dispatch(CPUState *cpu)
+{
+    uint64_t nr = cpu->x[17];
+    const uint64_t *a = &cpu->x[10];
+    const SyscallDesc *d = nr < SYSCALL_TABLE_SIZE ? &syscall_table[nr] : NULL;
+    bool trace = opt.strace || (opt.log_mask & LOG_STRACE);
+    int64_t ret;
+
+    if (!d || !d->fn) {
+        if (trace)
+            strace_unknown(nr);
+        report_unimplemented(nr);
+        cpu->x[10] = (uint64_t)-ENOSYS;
+        return;
+    }
+    /* Copy the arguments: the handler's result overwrites a0. */
+    uint64_t args[6];
+    memcpy(args, a, sizeof args);
+    if (trace)
+        strace_enter(d->name, d->fmt, args);
+    ret = d->fn(cpu, args);
+    if (trace)
+        strace_exit(d->fmt, args, ret);
+    cpu->x[10] = (uint64_t)ret;
+}
+
+/* -- Paths ----------------------------------------------------------------- */
+
+const char *path_resolve(const char *guest_path, char *buf, size_t len)
+{
+    struct stat st;
+    if (!opt.ld_prefix || !opt.ld_prefix[0] || guest_path[0] != '/')
+        return guest_path;
+    if ((size_t)snprintf(buf, len, "%s%s", opt.ld_prefix, guest_path) >= len)
+        return guest_path;
+    return lstat(buf, &st) == 0 ? buf : guest_path;
+}
+
+int path_get(uint64_t ga, GuestPath *p)
+{
+    int err = 0;
+    p->raw = guest_strdup(ga, PATH_MAX, &err);
+    if (!p->raw)
+        return err ? err : -EFAULT;
+    p->host = path_resolve(p->raw, p->buf, sizeof p->buf);
+    return 0;
+}
+
+void path_put(GuestPath *p)
+{
+    free(p->raw);
+    p->raw = NULL;
+}
+
+/* -- Exit and death -------------------------------------------------------- */
+
+/*
+ * Like qemu: flush our own streams and _exit. Running host atexit handlers
+ * (and LeakSanitizer) at a guest's exit would be wrong once other guest
+ * threads still run, and the guest has already run its own.
+ */
+static void __attribute__((noreturn)) exit_process(int status)
+{
+    fflush(NULL);
+    _exit(status & 0xff);
+}
+
+/* Single-threaded for now: exit ends the process like exit_group. */
+int64_t sys_exit(CPUState *cpu, const uint64_t *a)
+{
+    (void)cpu;
+    if (opt.strace || (opt.log_mask & LOG_STRACE))
+        fputc('\n', opt.log_file ? opt.log_file : stderr);
+    exit_process((int)a[0]);
+}
+
+int64_t sys_exit_group(CPUState *cpu, const uint64_t *a)
+{
+    return sys_exit(cpu, a);
+}
+
+void guest_die_by_signal(int sig)
+{
+    struct rlimit no_core = { 0, 0 };
+    sigset_t set;
+
+    if (opt.log_file)
+        fflush(opt.log_file);
+    fflush(stdout);
+    fflush(stderr);
+    /* The guest's core would be xlat's, which helps nobody (qemu does this too). */
+    setrlimit(RLIMIT_CORE, &no_core);
+    signal(sig, SIG_DFL);
+    sigemptyset(&set);
+    sigaddset(&set, sig);
+    sigprocmask(SIG_UNBLOCK, &set, NULL);
+    raise(sig);
+    /* Signals whose default action is not fatal end up here. */
+    _exit(128 + sig);
+}

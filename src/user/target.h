@@ -1,0 +1,145 @@
+/*
+ * riscv64 Linux ABI: structure layouts and constants that the syscall layer
+ * translates, and static checks for the ones that need no translation.
+ *
+ * riscv64 uses the asm-generic ABI. On a 64-bit host most of it matches
+ * x86-64 bit for bit (errno values, signal numbers, O_* flags, fcntl
+ * commands, struct flock/timespec/timeval/rlimit/utsname/sysinfo/tms/
+ * winsize/termios/statx/linux_dirent64); the static asserts at the end
+ * document and enforce that. What differs is converted explicitly:
+ *   - struct stat (asm-generic layout, 128 bytes)
+ *   - struct sigaction (no sa_restorer on riscv)
+ *   - syscall numbers (the table in syscall.def)
+ */
+#ifndef XLAT_USER_TARGET_H
+#define XLAT_USER_TARGET_H
+
+#include <assert.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/ioctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/sysinfo.h>
+#include <sys/time.h>
+#include <sys/times.h>
+#include <sys/uio.h>
+#include <sys/utsname.h>
+#include <termios.h>
+
+/* -- struct stat (asm-generic) ------------------------------------------ */
+
+struct target_stat {
+    uint64_t st_dev;
+    uint64_t st_ino;
+    uint32_t st_mode;
+    uint32_t st_nlink;
+    uint32_t st_uid;
+    uint32_t st_gid;
+    uint64_t st_rdev;
+    uint64_t __pad1;
+    int64_t  st_size;
+    int32_t  st_blksize;
+    int32_t  __pad2;
+    int64_t  st_blocks;
+    int64_t  st_atime_;
+    uint64_t st_atime_nsec;
+    int64_t  st_mtime_;
+    uint64_t st_mtime_nsec;
+    int64_t  st_ctime_;
+    uint64_t st_ctime_nsec;
+    uint32_t __unused4;
+    uint32_t __unused5;
+};
+static_assert(sizeof(struct target_stat) == 128, "riscv64 struct stat is 128 bytes");
+static_assert(offsetof(struct target_stat, st_size) == 48, "st_size offset");
+static_assert(offsetof(struct target_stat, st_atime_) == 72, "st_atime offset");
+
+/* -- struct iovec (guest pointers) --------------------------------------- */
+
+struct target_iovec {
+    uint64_t iov_base;
+    uint64_t iov_len;
+};
+
+/* -- struct sigaction (kernel layout, no sa_restorer on riscv) ------------ */
+
+struct target_sigaction {
+    uint64_t handler;       /* sa_handler (the name is a host macro) */
+    uint64_t flags;         /* sa_flags */
+    uint64_t mask;          /* sa_mask: _NSIG = 64, one word */
+};
+
+typedef struct target_stack {
+    uint64_t ss_sp;
+    int32_t  ss_flags;
+    int32_t  __pad;
+    uint64_t ss_size;
+} target_stack_t;
+
+#define TARGET_NSIG        64
+#define TARGET_SIGSET_SIZE 8
+#define TARGET_SIG_DFL     0
+#define TARGET_SIG_IGN     1
+#define TARGET_MINSIGSTKSZ 2048
+#define TARGET_SS_AUTODISARM (1U << 31)
+
+/* -- riscv_hwprobe ------------------------------------------------------- */
+
+struct target_hwprobe {
+    int64_t  key;
+    uint64_t value;
+};
+
+enum {
+    RISCV_HWPROBE_KEY_MVENDORID = 0,
+    RISCV_HWPROBE_KEY_MARCHID = 1,
+    RISCV_HWPROBE_KEY_MIMPID = 2,
+    RISCV_HWPROBE_KEY_BASE_BEHAVIOR = 3,
+    RISCV_HWPROBE_KEY_IMA_EXT_0 = 4,
+    RISCV_HWPROBE_KEY_CPUPERF_0 = 5,
+    RISCV_HWPROBE_KEY_ZICBOZ_BLOCK_SIZE = 6,
+};
+#define RISCV_HWPROBE_BASE_BEHAVIOR_IMA (1ULL << 0)
+#define RISCV_HWPROBE_IMA_FD   (1ULL << 0)
+#define RISCV_HWPROBE_IMA_C    (1ULL << 1)
+#define RISCV_HWPROBE_IMA_V    (1ULL << 2)
+#define RISCV_HWPROBE_EXT_ZBA  (1ULL << 3)
+#define RISCV_HWPROBE_EXT_ZBB  (1ULL << 4)
+#define RISCV_HWPROBE_EXT_ZBS  (1ULL << 5)
+#define RISCV_HWPROBE_MISALIGNED_UNKNOWN 0
+
+/* riscv_flush_icache flags */
+#define TARGET_SYS_RISCV_FLUSH_ICACHE_LOCAL 1
+
+/* -- identical layouts and constants (checked, not converted) ------------- */
+
+static_assert(sizeof(struct timespec) == 16 && sizeof(struct timeval) == 16, "timespec/timeval");
+static_assert(sizeof(struct rlimit) == 16, "rlimit");
+static_assert(sizeof(struct utsname) == 6 * 65, "utsname");
+static_assert(sizeof(struct winsize) == 8, "winsize");
+static_assert(sizeof(struct tms) == 32, "tms");
+static_assert(sizeof(struct sysinfo) == 112, "sysinfo");
+static_assert(sizeof(struct flock) == 32, "flock");
+static_assert(sizeof(struct iovec) == sizeof(struct target_iovec), "iovec");
+
+/* Kernel termios for TCGETS/TCSETS: 4 x u32 flags, c_line, c_cc[19]. */
+#define TARGET_KTERMIOS_SIZE 36
+
+/* asm-generic O_* values (octal), which x86-64 shares. */
+static_assert(O_ACCMODE == 03 && O_CREAT == 0100 && O_EXCL == 0200 && O_NOCTTY == 0400, "O_*");
+static_assert(O_TRUNC == 01000 && O_APPEND == 02000 && O_NONBLOCK == 04000, "O_*");
+static_assert(O_DSYNC == 010000 && O_DIRECTORY == 0200000 && O_NOFOLLOW == 0400000, "O_*");
+static_assert(O_CLOEXEC == 02000000 && O_SYNC == 04010000, "O_*");
+#ifdef O_DIRECT
+static_assert(O_DIRECT == 040000 && O_NOATIME == 01000000 && O_PATH == 010000000, "O_*");
+#endif
+#define TARGET_O_LARGEFILE 0100000
+
+/* Signal numbers and errno values are the asm-generic ones on both. */
+static_assert(SIGBUS == 7 && SIGUSR1 == 10 && SIGSEGV == 11 && SIGCHLD == 17 &&
+              SIGSTOP == 19 && SIGSYS == 31, "signal numbers");
+
+#endif
