@@ -101,7 +101,7 @@ for w in "${WORKLOADS[@]}"; do
     if [[ $qrc -ne 0 ]]; then
         echo "    qemu-riscv64 FAILED: status $(describe_status "$qrc")"
         head -n 5 "$OUT/q.err" | sed 's/^/    /'
-        rows+=("$label|FAILED|-|")
+        rows+=("$label|FAILED ($qrc)|-|")
         bad=1
         echo
         continue
@@ -118,19 +118,26 @@ for w in "${WORKLOADS[@]}"; do
     xt=$(secs "$t0" "$t1")
     if [[ $xrc -eq $qrc ]] && cmp -s "$OUT/q" "$OUT/x"; then
         echo "    xlat: same output and exit status ($qrc)"
-        ratio=$(awk -v q="$qt" -v x="$xt" 'BEGIN { if (x > 0) printf "%.2fx", q / x; else print "-" }')
+        ratio=$(awk -v q="$qt" -v x="$xt" 'BEGIN {
+            if (q <= 0 || x <= 0) print "-"
+            else if (x > q) printf "%.1fx slower", x / q
+            else printf "%.1fx faster", q / x }')
         rows+=("$label|${qt}s|${xt}s|$ratio")
     else
         bad=1
         echo "    xlat: DIFFERENT result:"
         report_mismatch "$OUT/q" "$qrc" "$OUT/x" "$xrc" | sed 's/^/  /'
-        rows+=("$label|${qt}s|FAILED (status $xrc)|")
+        if [[ $xrc -eq 124 ]]; then
+            rows+=("$label|${qt}s|TIMED OUT (${XLAT_TIMEOUT}s)|")
+        else
+            rows+=("$label|${qt}s|WRONG (status $xrc)|")
+        fi
     fi
     echo
 done
 
-printf '%-28s %14s %22s %18s\n' "workload" "qemu-riscv64" "xlat" "speedup vs qemu"
-printf '%-28s %14s %22s %18s\n' "--------" "------------" "----" "---------------"
+printf '%-28s %14s %22s %18s\n' "workload" "qemu-riscv64" "xlat" "xlat vs qemu"
+printf '%-28s %14s %22s %18s\n' "--------" "------------" "----" "------------"
 for r in "${rows[@]}"; do
     IFS='|' read -r label qt xt ratio <<<"$r"
     printf '%-28s %14s %22s %18s\n' "$label" "$qt" "$xt" "$ratio"

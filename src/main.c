@@ -27,10 +27,6 @@
 
 #define XLAT_VERSION "0.1"
 
-Options opt = {
-    .stack_size = 8ULL << 20,
-};
-
 /* -- Usage ---------------------------------------------------------------- */
 
 static void usage(FILE *out)
@@ -414,6 +410,8 @@ int main(int argc, char **argv, char **envp)
     static CPUState cpu;
     cpu.x[2] = stack_setup(&img, guest_argc, guest_argv, guest_env, opt.exe_path,
                            opt.stack_size);
+    if (cpu.x[2] == 0)
+        return 1;                          /* stack_setup said why */
     cpu.pc = img.entry;
     cpu_loop(&cpu);
 }

@@ -4,7 +4,7 @@
 PRAGMA journal_mode = OFF;
 PRAGMA synchronous = OFF;
 CREATE TABLE item(id INTEGER PRIMARY KEY, grp INTEGER, name TEXT, price REAL, qty INTEGER);
-WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 800000)
+WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 500000)
 INSERT INTO item SELECT i, (i * 7919) % 1000, printf('item-%06d-%x', i, (i * 2654435761) % 4294967296),
                         ((i * 48271) % 100000) / 100.0, (i * 16807) % 97 FROM n;
 CREATE TABLE grp(id INTEGER PRIMARY KEY, label TEXT);

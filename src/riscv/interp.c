@@ -89,6 +89,10 @@ static __thread DCacheEntry dcache[DCACHE_SIZE];
 static uint64_t dcache_generation;
 static __thread uint64_t dcache_seen_generation;
 
+/* The last page found executable (saves a locked table lookup per fill). */
+#define NO_PAGE UINT64_MAX
+static __thread uint64_t exec_page = NO_PAGE;
+
 void interp_flush_cache(void)
 {
     __atomic_fetch_add(&dcache_generation, 1, __ATOMIC_RELEASE);
@@ -99,6 +103,7 @@ static void dcache_sync(void)
     uint64_t g = __atomic_load_n(&dcache_generation, __ATOMIC_ACQUIRE);
     if (unlikely(g != dcache_seen_generation)) {
         memset(dcache, 0, sizeof dcache);
+        exec_page = NO_PAGE;
         dcache_seen_generation = g;
     }
 }
@@ -106,8 +111,12 @@ static void dcache_sync(void)
 /* Decode the instruction at pc into e after checking that pc is executable. */
 static __attribute__((noinline)) bool dcache_fill(DCacheEntry *e, uint64_t pc, uint32_t bits)
 {
-    if (!guest_access_ok(pc, insn_length((uint16_t)bits), PROT_EXEC))
-        return false;
+    uint64_t last = pc + insn_length((uint16_t)bits) - 1;
+    if (pc / GUEST_PAGE_SIZE != exec_page || last / GUEST_PAGE_SIZE != exec_page) {
+        if (!guest_access_ok(pc, last + 1 - pc, PROT_EXEC))
+            return false;
+        exec_page = last / GUEST_PAGE_SIZE;
+    }
     insn_decode(bits, &e->in);
     e->pc = pc;
     e->bits = bits;

@@ -318,22 +318,22 @@ static int read_file(const char *path, FileBytes *fb, char *err, size_t errlen)
     fb->size = 0;
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
-        return fail(err, errlen, "%s: %s", path, strerror(errno));
+        return fail(err, errlen, "%s", strerror(errno));
     struct stat st;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
         close(fd);
-        return fail(err, errlen, "%s: not a regular file", path);
+        return fail(err, errlen, "not a regular file");
     }
     if (!(st.st_mode & 0111)) {
         close(fd);
-        return fail(err, errlen, "%s: permission denied (not executable)", path);
+        return fail(err, errlen, "permission denied (not executable)");
     }
     fb->size = (size_t)st.st_size;
     if (fb->size > 0) {
         void *p = mmap(NULL, fb->size, PROT_READ, MAP_PRIVATE, fd, 0);
         if (p == MAP_FAILED) {
             close(fd);
-            return fail(err, errlen, "%s: %s", path, strerror(errno));
+            return fail(err, errlen, "%s", strerror(errno));
         }
         fb->data = p;
     }
@@ -353,7 +353,7 @@ static int read_interp(const char *ipath, FileBytes *fb, char *hostpath, size_t 
                        char *err, size_t errlen)
 {
     if (opt.ld_prefix && *opt.ld_prefix) {
-        snprintf(hostpath, hplen, "%s/%s", opt.ld_prefix, ipath);
+        snprintf(hostpath, hplen, "%s%s%s", opt.ld_prefix, ipath[0] == '/' ? "" : "/", ipath);
         if (access(hostpath, F_OK) == 0)
             return read_file(hostpath, fb, err, errlen);
     }
@@ -376,7 +376,7 @@ int elf_load_mem(const uint8_t *data, size_t size, const char *path,
         return -1;
     if (prog.interp) {
         if (read_interp(prog.interp, &ifile, ipath, sizeof(ipath), ierr, sizeof(ierr))) {
-            fail(err, errlen, "cannot load interpreter %s", ierr);
+            fail(err, errlen, "cannot load interpreter %s: %s", ipath, ierr);
             goto out;
         }
         if (elf_parse(ifile.data, ifile.size, &interp, ierr, sizeof(ierr))) {
@@ -423,7 +423,7 @@ out:
 int elf_load(const char *path, GuestImage *img, char *err, size_t errlen)
 {
     FileBytes fb;
-    char ferr[PATH_MAX + 64];
+    char ferr[256];
     if (read_file(path, &fb, ferr, sizeof(ferr)))
         return fail(err, errlen, "%s", ferr);
     int r = elf_load_mem(fb.data, fb.size, path, img, err, errlen);

@@ -20,6 +20,7 @@
  * QEMU. The table keeps the guest's own protection bits.
  */
 #define _GNU_SOURCE
+#include "riscv/interp.h"
 #include "user/mm.h"
 
 #include <errno.h>
@@ -87,13 +88,15 @@ static uint64_t brk_start, brk_cur;
 
 /*
  * Called (with the table locked) whenever an executable guest range is
- * unmapped, replaced, moved or loses/gains PROT_EXEC. The translator will
- * drop the blocks it holds for that range here; nothing to do yet.
+ * unmapped, replaced, moved or loses/gains PROT_EXEC. The interpreter's
+ * decoded-instruction cache remembers "this pc was executable", so it is
+ * dropped; the translator will drop its blocks for the range here too.
  */
 void mm_exec_range_changed(uint64_t start, uint64_t len)
 {
     (void)start;
     (void)len;
+    interp_flush_cache();   /* drops every decoded instruction: cheap and rare */
 }
 
 /* -- Host side ----------------------------------------------------------- */
@@ -810,6 +813,15 @@ bool guest_access_ok(uint64_t ga, uint64_t len, int prot)
     bool ok = access_ok_locked(ga, len, prot);
     pthread_rwlock_unlock(&mm_lock);
     return ok;
+}
+
+int guest_prot_at(uint64_t ga)
+{
+    pthread_rwlock_rdlock(&mm_lock);
+    size_t i = vma_lookup(ga);
+    int prot = i < nvma && vmas[i].start <= ga ? vmas[i].prot : -1;
+    pthread_rwlock_unlock(&mm_lock);
+    return prot;
 }
 
 int copy_from_guest(void *dst, uint64_t src, size_t len)

@@ -77,6 +77,15 @@ uint64_t guest_find_free(uint64_t len, uint64_t hint);
  */
 bool guest_access_ok(uint64_t ga, uint64_t len, int prot);
 
+/*
+ * Guest protection of the page holding ga (PROT_* bits, possibly 0), or -1
+ * if nothing is mapped there. The host reports every access to an unmapped
+ * guest page as SEGV_ACCERR (the window is reserved PROT_NONE); use this to
+ * tell SEGV_MAPERR (-1) from SEGV_ACCERR. Takes the table lock: call it
+ * from the run loop, not from a signal handler.
+ */
+int guest_prot_at(uint64_t ga);
+
 /* Copies between host and guest memory: 0 or -EFAULT. */
 int copy_from_guest(void *dst, uint64_t src, size_t len);
 int copy_to_guest(uint64_t dst, const void *src, size_t len);

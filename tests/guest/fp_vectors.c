@@ -7,7 +7,10 @@
  *
  *   fp_vectors            one checksum line per (instruction, mode)
  *   fp_vectors -v [N [SEED]]  every vector: "name rm a b c result flags",
- *                         N operand sets per instruction (default 300)
+ *                         N operand sets per instruction (default 2000)
+ *
+ *   fp_vectors -c         read "name rm a b c" lines from stdin and print
+ *                         each as a vector (to check hand-made cases)
  *
  * The -v output made under qemu-riscv64 is also what the host unit test
  * consumes: build/tests/unit/test_fpu FILE checks fpu.c against it.
@@ -237,10 +240,31 @@ static void run_op(const struct op *o, int count, int verbose)
             printf("%-10s rm=%d %016llx\n", o->name, m, (unsigned long long)hash[m]);
 }
 
+static void run_stdin(void)
+{
+    char name[32];
+    unsigned rm;
+    unsigned long long a, b, c;
+    while (scanf("%31s %u %llx %llx %llx", name, &rm, &a, &b, &c) == 5) {
+        for (size_t i = 0; i < COUNT(ops); i++) {
+            if (strcmp(ops[i].name, name) != 0)
+                continue;
+            unsigned fl;
+            uint64_t r = ops[i].fn(a, b, c, rm, &fl);
+            printf("%s %u %016llx %016llx %016llx %016llx %02x\n", name, rm, a, b, c,
+                   (unsigned long long)r, fl);
+        }
+    }
+}
+
 int main(int argc, char **argv)
 {
+    if (argc > 1 && strcmp(argv[1], "-c") == 0) {
+        run_stdin();
+        return 0;
+    }
     int verbose = argc > 1 && strcmp(argv[1], "-v") == 0;
-    int count = verbose && argc > 2 ? atoi(argv[2]) : 300;
+    int count = verbose && argc > 2 ? atoi(argv[2]) : 2000;
     if (verbose && argc > 3)
         rng_state += strtoull(argv[3], NULL, 0) * 0x2545f4914f6cdd1dull;
 

@@ -8,6 +8,10 @@
  *                     tests/guest/fp_vectors.c under qemu-riscv64:
  *                       qemu-riscv64 ./fp_vectors -v 3000 > FILE
  *
+ *   test_fpu -cases   print the hand-made cases as "name rm a b c", to be
+ *                     run through `qemu-riscv64 fp_vectors -c` and fed back
+ *                     as a FILE (checks the expectations themselves)
+ *
  * Exit status 0 when everything matches.
  */
 #include <stdio.h>
@@ -540,6 +544,13 @@ static void check_vector_file(const char *path)
 
 int main(int argc, char **argv)
 {
+    if (argc > 1 && strcmp(argv[1], "-cases") == 0) {
+        for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+            printf("%s %u %llx %llx %llx\n", cases[i].name, cases[i].rm,
+                   (unsigned long long)cases[i].a, (unsigned long long)cases[i].b,
+                   (unsigned long long)cases[i].c);
+        return 0;
+    }
     check_cases();
     check_traps();
     check_sse(argc > 2 ? atoi(argv[2]) : 20000);

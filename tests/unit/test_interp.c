@@ -17,6 +17,10 @@
 #include "riscv/interp.h"
 #include "user/fault.h"
 #include "user/mm.h"
+#include "user/options.h"
+
+/* main.c (not linked into unit tests) owns the real one. */
+__attribute__((weak)) Options opt;
 
 #define CODE     0x10000ULL      /* 64 KiB, RWX */
 #define CODE_LEN 0x10000ULL

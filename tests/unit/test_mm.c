@@ -109,6 +109,9 @@ static void test_mprotect(void)
     CHECK_EQ(copy_from_guest(&x, a + PG, 1), -EFAULT);
     CHECK(!guest_access_ok(a, 3 * PG, PROT_READ));
     CHECK(guest_access_ok(a + 2 * PG, PG, PROT_WRITE));
+    CHECK_EQ(guest_prot_at(a + PG + 5), PROT_NONE);
+    CHECK_EQ(guest_prot_at(a), PROT_READ);
+    CHECK_EQ(guest_prot_at(a + 3 * PG), -1);
     CHECK_EQ(guest_mprotect(a + 1, PG, PROT_READ), -EINVAL);
     CHECK_EQ(guest_mprotect(a, 0, PROT_READ), 0);
     CHECK_EQ(guest_mprotect(a, PG, 0x100), -EINVAL);
