@@ -45,10 +45,14 @@ unit: $(UNIT_BINS)
 deps:
 	@scripts/deps.sh
 
-check: deps all unit
+# deps installs the compilers, so it must finish before anything builds,
+# even under make -j: the build runs in a sub-make after it.
+check: deps
+	@$(MAKE) --no-print-directory all unit
 	@tests/run.sh $(BUILD)
 
-demo: deps all
+demo: deps
+	@$(MAKE) --no-print-directory all
 	@scripts/demo.sh $(BUILD)
 
 clean:
