@@ -18,12 +18,11 @@
 #include <unistd.h>
 
 #include "riscv/cpu.h"
-#include "riscv/insn.h"
 #include "user/fault.h"
 #include "user/loader.h"
 #include "user/mm.h"
 #include "user/options.h"
-#include "user/syscall.h"
+#include "user/cpu_loop.h"
 
 #define XLAT_VERSION "0.1"
 
@@ -272,113 +271,6 @@ static int parse_args(int argc, char **argv)
         exit(1);
     }
     return i;
-}
-
-/* -- Execution loop ------------------------------------------------------- */
-
-static const char *signal_name(int sig)
-{
-    switch (sig) {
-    case SIGSEGV: return "SIGSEGV";
-    case SIGBUS:  return "SIGBUS";
-    case SIGILL:  return "SIGILL";
-    case SIGTRAP: return "SIGTRAP";
-    case SIGFPE:  return "SIGFPE";
-    default:      return "signal";
-    }
-}
-
-/*
- * A synchronous guest signal with no guest handler: say where it happened,
- * then die of the same signal so the parent sees what Linux would report.
- */
-static _Noreturn void guest_fatal(const CPUState *cpu, int sig)
-{
-    fprintf(stderr, "xlat: guest %s at pc 0x%llx", signal_name(sig),
-            (unsigned long long)cpu->pc);
-    if (sig == SIGSEGV || sig == SIGBUS)
-        fprintf(stderr, " (address 0x%llx)", (unsigned long long)cpu->fault_addr);
-    fputc('\n', stderr);
-    guest_die_by_signal(sig);
-}
-
-/* Print one instruction in objdump's layout for -d in_asm / exec. */
-static void log_insn(uint64_t pc)
-{
-    Insn in;
-    char text[96];
-    uint32_t bits;
-    if (copy_from_guest(&bits, pc, 2) < 0)
-        return;
-    if (insn_length((uint16_t)bits) == 4 && copy_from_guest(&bits, pc, 4) < 0)
-        return;
-    insn_decode(bits, &in);
-    insn_disasm(&in, pc, text, sizeof text);
-    if (in.len == 2)
-        fprintf(opt.log_file, "%8llx:\t%04x                \t%s\n",
-                (unsigned long long)pc, in.craw, text);
-    else
-        fprintf(opt.log_file, "%8llx:\t%08x          \t%s\n",
-                (unsigned long long)pc, in.raw, text);
-}
-
-/*
- * With -d in_asm or exec, run one instruction at a time so each can be
- * logged: exec logs every pc, in_asm each distinct pc once.
- */
-static enum exit_reason run_logged(CPUState *cpu)
-{
-    static uint64_t *seen;
-    static size_t seen_cap;          /* open-addressing set of logged pcs */
-    for (;;) {
-        uint64_t pc = cpu->pc;
-        if (opt.log_mask & LOG_EXEC)
-            fprintf(opt.log_file, "exec pc 0x%llx\n", (unsigned long long)pc);
-        if (opt.log_mask & LOG_IN_ASM) {
-            if (!seen) {
-                seen_cap = 1 << 16;
-                seen = calloc(seen_cap, sizeof *seen);
-            }
-            size_t h = (pc * 0x9e3779b97f4a7c15ULL) >> 48;
-            while (seen[h & (seen_cap - 1)] && seen[h & (seen_cap - 1)] != pc + 1)
-                h++;
-            if (!seen[h & (seen_cap - 1)]) {
-                seen[h & (seen_cap - 1)] = pc + 1;
-                log_insn(pc);
-            }
-        }
-        enum exit_reason r = interp_step(cpu);
-        if (r != EXIT_NONE)
-            return r;
-    }
-}
-
-static _Noreturn void cpu_loop(CPUState *cpu)
-{
-    bool logged = opt.log_mask & (LOG_IN_ASM | LOG_EXEC);
-    for (;;) {
-        enum exit_reason r = logged ? run_logged(cpu) : interp_run(cpu);
-        switch (r) {
-        case EXIT_ECALL:
-            syscall_dispatch(cpu);
-            cpu->pc += 4;                  /* ecall has no compressed form */
-            break;
-        case EXIT_EBREAK:
-            guest_fatal(cpu, SIGTRAP);
-        case EXIT_ILLEGAL:
-            if (opt.log_mask & LOG_UNIMP) {
-                fprintf(opt.log_file, "xlat: illegal instruction at pc 0x%llx: ",
-                        (unsigned long long)cpu->pc);
-                log_insn(cpu->pc);
-            }
-            guest_fatal(cpu, SIGILL);
-        case EXIT_FAULT:
-            guest_fatal(cpu, cpu->fault_signal);
-        case EXIT_NONE:
-        case EXIT_REQUEST:
-            break;
-        }
-    }
 }
 
 int main(int argc, char **argv, char **envp)
