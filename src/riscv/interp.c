@@ -215,52 +215,37 @@ static inline uint64_t orc_b(uint64_t a)
 enum amo_op { AMO_SWAP, AMO_ADD, AMO_XOR, AMO_AND, AMO_OR,
               AMO_MIN, AMO_MAX, AMO_MINU, AMO_MAXU };
 
-/* Apply op to *p atomically; return the old value. */
-static inline uint32_t amo32(uint32_t *p, enum amo_op op, uint32_t v)
-{
-    switch (op) {
-    case AMO_SWAP: return __atomic_exchange_n(p, v, __ATOMIC_SEQ_CST);
-    case AMO_ADD:  return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST);
-    case AMO_XOR:  return __atomic_fetch_xor(p, v, __ATOMIC_SEQ_CST);
-    case AMO_AND:  return __atomic_fetch_and(p, v, __ATOMIC_SEQ_CST);
-    case AMO_OR:   return __atomic_fetch_or(p, v, __ATOMIC_SEQ_CST);
-    default: break;
-    }
-    uint32_t old = __atomic_load_n(p, __ATOMIC_SEQ_CST), nv;
-    do {
-        switch (op) {
-        case AMO_MIN:  nv = (int32_t)old < (int32_t)v ? old : v; break;
-        case AMO_MAX:  nv = (int32_t)old > (int32_t)v ? old : v; break;
-        case AMO_MINU: nv = old < v ? old : v; break;
-        default:       nv = old > v ? old : v; break;
-        }
-    } while (!__atomic_compare_exchange_n(p, &old, nv, false,
-                                          __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST));
-    return old;
+/*
+ * amo32/amo64: apply op to *p atomically and return the old value. The
+ * min/max forms have no host instruction and use a compare-and-swap loop.
+ */
+#define DEFINE_AMO(bits)                                                        \
+static inline uint##bits##_t amo##bits(uint##bits##_t *p, enum amo_op op,      \
+                                       uint##bits##_t v)                        \
+{                                                                               \
+    switch (op) {                                                               \
+    case AMO_SWAP: return __atomic_exchange_n(p, v, __ATOMIC_SEQ_CST);          \
+    case AMO_ADD:  return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST);           \
+    case AMO_XOR:  return __atomic_fetch_xor(p, v, __ATOMIC_SEQ_CST);           \
+    case AMO_AND:  return __atomic_fetch_and(p, v, __ATOMIC_SEQ_CST);           \
+    case AMO_OR:   return __atomic_fetch_or(p, v, __ATOMIC_SEQ_CST);            \
+    default: break;                                                             \
+    }                                                                           \
+    uint##bits##_t old = __atomic_load_n(p, __ATOMIC_SEQ_CST), nv;              \
+    do {                                                                        \
+        switch (op) {                                                           \
+        case AMO_MIN:  nv = (int##bits##_t)old < (int##bits##_t)v ? old : v; break; \
+        case AMO_MAX:  nv = (int##bits##_t)old > (int##bits##_t)v ? old : v; break; \
+        case AMO_MINU: nv = old < v ? old : v; break;                           \
+        default:       nv = old > v ? old : v; break;                           \
+        }                                                                       \
+    } while (!__atomic_compare_exchange_n(p, &old, nv, false,                   \
+                                          __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)); \
+    return old;                                                                 \
 }
 
-static inline uint64_t amo64(uint64_t *p, enum amo_op op, uint64_t v)
-{
-    switch (op) {
-    case AMO_SWAP: return __atomic_exchange_n(p, v, __ATOMIC_SEQ_CST);
-    case AMO_ADD:  return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST);
-    case AMO_XOR:  return __atomic_fetch_xor(p, v, __ATOMIC_SEQ_CST);
-    case AMO_AND:  return __atomic_fetch_and(p, v, __ATOMIC_SEQ_CST);
-    case AMO_OR:   return __atomic_fetch_or(p, v, __ATOMIC_SEQ_CST);
-    default: break;
-    }
-    uint64_t old = __atomic_load_n(p, __ATOMIC_SEQ_CST), nv;
-    do {
-        switch (op) {
-        case AMO_MIN:  nv = (int64_t)old < (int64_t)v ? old : v; break;
-        case AMO_MAX:  nv = (int64_t)old > (int64_t)v ? old : v; break;
-        case AMO_MINU: nv = old < v ? old : v; break;
-        default:       nv = old > v ? old : v; break;
-        }
-    } while (!__atomic_compare_exchange_n(p, &old, nv, false,
-                                          __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST));
-    return old;
-}
+DEFINE_AMO(32)
+DEFINE_AMO(64)
 
 /* -- CSRs ----------------------------------------------------------------- */
 
