@@ -55,9 +55,14 @@ demo: deps
 	@$(MAKE) --no-print-directory all
 	@scripts/demo.sh $(BUILD)
 
+# make bench BENCH_ARGS="--quick" (see bench/README.md)
+bench: deps
+	@$(MAKE) --no-print-directory all
+	@bench/run $(BUILD) $(BENCH_ARGS)
+
 clean:
 	rm -rf build build-san
 
-.PHONY: all unit deps check demo clean
+.PHONY: all unit deps check demo bench clean
 
 -include $(OBJS:.o=.d) $(UNIT_BINS:=.d)
