@@ -11,6 +11,7 @@
  * instructions.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,7 +23,10 @@
 #include "user/loader.h"
 #include "user/mm.h"
 #include "user/options.h"
+#include "user/procfs.h"
+#include "user/signal.h"
 #include "user/cpu_loop.h"
+#include "exec/exec.h"
 
 #define XLAT_VERSION "0.1"
 
@@ -45,7 +49,7 @@ static void usage(FILE *out)
         "  -d item[,...]      log items: in_asm, exec, unimp, page, strace; -d help lists them [QEMU_LOG]\n"
         "  -D logfile         write logs to logfile instead of stderr [QEMU_LOG_FILENAME]\n"
         "  -strace            log system calls [QEMU_STRACE]\n"
-        "  --interp           run with the interpreter (the only engine so far)\n"
+        "  --interp           run with the interpreter instead of the JIT\n"
         "\n"
         "The guest lives in a reserved %llu GiB window of the host address space\n"
         "and can neither read nor write xlat's own memory.\n",
@@ -68,6 +72,8 @@ static const struct { const char *name; unsigned mask; const char *help; } log_i
     { "unimp",  LOG_UNIMP,  "log unimplemented system calls and instructions" },
     { "page",   LOG_PAGE,   "log changes to the guest memory map" },
     { "strace", LOG_STRACE, "log system calls (same as -strace)" },
+    { "out_asm", LOG_OUT_ASM, "show the host code of each translated block (hex)" },
+    { "nochain", LOG_NOCHAIN, "do not chain translated blocks together" },
 };
 
 static void parse_log_items(const char *list)
@@ -117,11 +123,59 @@ static void set_stack_size(const char *s)
 
 static void set_log_file(const char *path)
 {
-    FILE *f = fopen(path, "w");
+    FILE *f = fopen(path, "we");           /* never inherited by the guest's children */
     if (!f)
         die("cannot open log file '%s'", path);
     setvbuf(f, NULL, _IOLBF, 0);
     opt.log_file = f;
+}
+
+/*
+ * --log-fd N (internal, from sys_exec.c): an exec'd xlat continues its
+ * parent's -D log through the inherited descriptor N, moved out of the
+ * guest's way and made close-on-exec.
+ */
+static void set_log_fd(const char *s)
+{
+    int fd = atoi(s), hi = fcntl(fd, F_DUPFD_CLOEXEC, 64);
+    FILE *f = hi >= 0 ? fdopen(hi, "a") : NULL;
+    if (!f)
+        die("bad --log-fd '%s'", s);
+    close(fd);
+    setvbuf(f, NULL, _IOLBF, 0);
+    opt.log_file = f;
+}
+
+/*
+ * The options that give an exec'd xlat (sys_exec.c) this process's
+ * settings, from their final values (command line and environment alike).
+ */
+static void record_exec_args(void)
+{
+    static char stack[32], items[128];
+    static char *v[16];
+    int n = 0;
+    if (opt.ld_prefix) {
+        v[n++] = "-L";
+        v[n++] = (char *)opt.ld_prefix;
+    }
+    snprintf(stack, sizeof stack, "%llu", (unsigned long long)opt.stack_size);
+    v[n++] = "-s";
+    v[n++] = stack;
+    for (size_t i = 0; i < sizeof log_items / sizeof log_items[0]; i++)
+        if (opt.log_mask & log_items[i].mask & ~LOG_STRACE)
+            snprintf(items + strlen(items), sizeof items - strlen(items), "%s%s",
+                     items[0] ? "," : "", log_items[i].name);
+    if (items[0]) {
+        v[n++] = "-d";
+        v[n++] = items;
+    }
+    if (opt.strace)
+        v[n++] = "-strace";
+    if (opt.interp_only)
+        v[n++] = "--interp";
+    v[n] = NULL;
+    opt.exec_args = v;
 }
 
 /* -- Guest environment ----------------------------------------------------- */
@@ -243,8 +297,10 @@ static int parse_args(int argc, char **argv)
             opt.strace = true;
             continue;
         }
-        if (!strcmp(a, "--interp"))
-            continue;                      /* the interpreter is the only engine yet */
+        if (!strcmp(a, "--interp")) {
+            opt.interp_only = true;
+            continue;
+        }
         /* Options with a value. */
         if (i + 1 >= argc)
             die("option '%s' needs an argument", a);
@@ -263,6 +319,8 @@ static int parse_args(int argc, char **argv)
             parse_log_items(v);
         else if (!strcmp(a, "-D"))
             set_log_file(v);
+        else if (!strcmp(a, "-log-fd"))
+            set_log_fd(v);
         else
             die("unknown option '%s' (try -h)", a);
     }
@@ -280,9 +338,13 @@ int main(int argc, char **argv, char **envp)
     env_options();
     int prog = parse_args(argc, argv);
     opt.exe_path = argv[prog];
+    record_exec_args();
 
     mm_init();
     fault_init();
+    if (!opt.interp_only)
+        exec_init();
+    signal_init();
 
     GuestImage img;
     char err[256];
@@ -304,6 +366,7 @@ int main(int argc, char **argv, char **envp)
                            opt.stack_size);
     if (cpu.x[2] == 0)
         return 1;                          /* stack_setup said why */
+    procfs_init(guest_argc, guest_argv, cpu.x[2]);
     cpu.pc = img.entry;
     cpu_loop(&cpu);
 }

@@ -40,6 +40,14 @@ typedef struct CPUState {
 
     uint64_t instret;       /* retired instruction count (interpreter) */
     volatile int exit_request; /* nonzero: leave the run loop at the next instruction */
+    /* Translated code polls exit_request and jit_kick with one 8-byte load. */
+    volatile int jit_kick;     /* src/exec only: leave translated code (cache flush) */
+
+    /* Translated-code state (src/exec), read by generated code by offset. */
+    struct JCEntry *jc;        /* this thread's jump cache (pc -> host code) */
+    uint64_t jc_mask;          /* entries - 1 */
+    uint64_t jit_link;         /* TB|slot of the last unchained direct exit */
+    uint64_t guest_limit;      /* GUEST_SPACE_SIZE: the window check's operand */
 } CPUState;
 
 /* FP exception flag bits (fflags). */

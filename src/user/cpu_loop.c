@@ -5,38 +5,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "exec/exec.h"
 #include "riscv/cpu.h"
 #include "riscv/insn.h"
 #include "user/cpu_loop.h"
 #include "user/mm.h"
 #include "user/options.h"
+#include "user/signal.h"
 #include "user/syscall.h"
-
-static const char *signal_name(int sig)
-{
-    switch (sig) {
-    case SIGSEGV: return "SIGSEGV";
-    case SIGBUS:  return "SIGBUS";
-    case SIGILL:  return "SIGILL";
-    case SIGTRAP: return "SIGTRAP";
-    case SIGFPE:  return "SIGFPE";
-    default:      return "signal";
-    }
-}
-
-/*
- * A synchronous guest signal with no guest handler: say where it happened,
- * then die of the same signal so the parent sees what Linux would report.
- */
-static _Noreturn void guest_fatal(const CPUState *cpu, int sig)
-{
-    fprintf(stderr, "xlat: guest %s at pc 0x%llx", signal_name(sig),
-            (unsigned long long)cpu->pc);
-    if (sig == SIGSEGV || sig == SIGBUS)
-        fprintf(stderr, " (address 0x%llx)", (unsigned long long)cpu->fault_addr);
-    fputc('\n', stderr);
-    guest_die_by_signal(sig);
-}
 
 /* Print one instruction in objdump's layout for -d in_asm / exec. */
 void log_insn(uint64_t pc)
@@ -91,28 +67,32 @@ static enum exit_reason run_logged(CPUState *cpu)
 
 _Noreturn void cpu_loop(CPUState *cpu)
 {
-    bool logged = opt.log_mask & (LOG_IN_ASM | LOG_EXEC);
+    bool logged = opt.interp_only && (opt.log_mask & (LOG_IN_ASM | LOG_EXEC));
+    signal_attach(cpu);
     for (;;) {
-        enum exit_reason r = logged ? run_logged(cpu) : interp_run(cpu);
+        enum exit_reason r = logged ? run_logged(cpu)
+                           : opt.interp_only ? interp_run(cpu) : exec_run(cpu);
         switch (r) {
         case EXIT_ECALL:
-            syscall_dispatch(cpu);
-            cpu->pc += 4;                  /* ecall has no compressed form */
+            signal_do_syscall(cpu);        /* runs it, handles restarts, advances pc */
             break;
-        case EXIT_EBREAK:
-            guest_fatal(cpu, SIGTRAP);
         case EXIT_ILLEGAL:
             if (opt.log_mask & LOG_UNIMP) {
                 fprintf(opt.log_file, "xlat: illegal instruction at pc 0x%llx: ",
                         (unsigned long long)cpu->pc);
                 log_insn(cpu->pc);
             }
-            guest_fatal(cpu, SIGILL);
+            /* fall through */
+        case EXIT_EBREAK:
         case EXIT_FAULT:
-            guest_fatal(cpu, cpu->fault_signal);
-        case EXIT_NONE:
+            signal_raise_sync(cpu, cpu->fault_signal, cpu->fault_code, cpu->fault_addr);
+            break;
         case EXIT_REQUEST:
+            cpu->exit_request = 0;         /* before looking at what was asked */
+            break;
+        case EXIT_NONE:
             break;
         }
+        signal_process_pending(cpu);
     }
 }

@@ -29,7 +29,9 @@
 #include <sys/ucontext.h>
 #include <unistd.h>
 
+#include "exec/exec.h"
 #include "user/mm.h"
+#include "user/signal.h"
 
 __thread GuestFault guest_fault;
 
@@ -118,13 +120,27 @@ static void fault_handler(int sig, siginfo_t *si, void *uctx)
 {
     GuestFault *gf = &guest_fault;
 
-    if (gf->jmp != NULL && si->si_code > 0 && host_in_window(si->si_addr)) {
+    /* JIT: a store to a page write-protected because it holds translated
+     * code; the page is writable again, retry the store. */
+    if (sig == SIGSEGV && si->si_code == SEGV_ACCERR && exec_smc_fault(si->si_addr))
+        return;
+    /* JIT: translated code checks only the base register, so its faulting
+     * guest accesses may land in the guards around the window. */
+    bool in_jit = si->si_code > 0 && exec_host_pc_in_cache(host_pc(uctx));
+    if (gf->jmp != NULL && si->si_code > 0 &&
+        (host_in_window(si->si_addr) || (in_jit && host_in_window_or_guards(si->si_addr)))) {
+        if (in_jit)
+            exec_fault_restore(uctx);
         sigjmp_buf *jmp = gf->jmp;
         gf->jmp = NULL;             /* a second fault before re-arming is a bug */
         gf->addr = h2g(si->si_addr);
         gf->signal = sig;
         gf->code = si->si_code;
         siglongjmp(*jmp, 1);
+    }
+    if (si->si_code <= 0) {         /* sent by kill()/sigqueue(): a guest signal */
+        signal_host_async(sig, si, uctx);
+        return;
     }
     internal_fault(sig, si, uctx);
 }

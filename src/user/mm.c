@@ -22,6 +22,7 @@
 #define _GNU_SOURCE
 #include "riscv/interp.h"
 #include "user/mm.h"
+#include "exec/exec.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -94,10 +95,13 @@ static uint64_t brk_start, brk_cur;
  */
 void mm_exec_range_changed(uint64_t start, uint64_t len)
 {
-    (void)start;
-    (void)len;
     interp_flush_cache();   /* drops every decoded instruction: cheap and rare */
+    exec_invalidate_range(start, len);  /* takes tb_lock: order is mm, then tb */
 }
+
+/* The translator holds the table read-locked while it reads guest code. */
+void mm_read_lock(void)   { pthread_rwlock_rdlock(&mm_lock); }
+void mm_read_unlock(void) { pthread_rwlock_unlock(&mm_lock); }
 
 /* -- Host side ----------------------------------------------------------- */
 
@@ -117,8 +121,19 @@ static int host_reserve(uint64_t start, uint64_t len)
     return p == MAP_FAILED ? -errno : 0;
 }
 
+/*
+ * fork() from one guest thread while another holds mm_lock must not leave
+ * the lock held forever in the child: hold it across the fork, release it
+ * in the parent and start afresh in the child (only the forking thread
+ * survives there, with a new tid that an inherited rwlock would not know).
+ */
+static void mm_fork_prepare(void) { pthread_rwlock_wrlock(&mm_lock); }
+static void mm_fork_parent(void)  { pthread_rwlock_unlock(&mm_lock); }
+static void mm_fork_child(void)   { pthread_rwlock_init(&mm_lock, NULL); }
+
 void mm_init(void)
 {
+    pthread_atfork(mm_fork_prepare, mm_fork_parent, mm_fork_child);
     uint64_t total = GUEST_GUARD_SIZE + GUEST_SPACE_SIZE + GUEST_GUARD_SIZE;
     void *p = mmap(NULL, total, PROT_NONE,
                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -482,7 +497,9 @@ static int protect_range(uint64_t start, uint64_t end, int prot)
         Vma *v = &vmas[i];
         if (mprotect(g2h(v->start), v->end - v->start, host_prot(prot)) != 0)
             return -errno;
-        if ((v->prot | prot) & PROT_EXEC && v->prot != prot)
+        /* Even an unchanged executable page: mprotect just dropped the
+         * JIT's write protection of its host page. */
+        if ((v->prot | prot) & PROT_EXEC)
             mm_exec_range_changed(v->start, v->end - v->start);
         v->prot = prot;
     }

@@ -47,6 +47,13 @@ static inline bool host_in_window(const void *p)
            (const uint8_t *)p < guest_base + GUEST_SPACE_SIZE;
 }
 
+/* True if p lies in the window or the guard regions around it. */
+static inline bool host_in_window_or_guards(const void *p)
+{
+    return (const uint8_t *)p >= guest_base - GUEST_GUARD_SIZE &&
+           (const uint8_t *)p < guest_base + GUEST_SPACE_SIZE + GUEST_GUARD_SIZE;
+}
+
 /* Reserve the window. Exits with a message on failure. */
 void mm_init(void);
 
@@ -103,6 +110,11 @@ char *guest_strdup(uint64_t ga, size_t max, int *err);
  * (a no-op until the translator exists).
  */
 void mm_exec_range_changed(uint64_t start, uint64_t len);
+
+/* Hold the mapping table read-locked (the translator, while it reads guest
+ * code and checks protections; guest_access_ok etc. may nest inside). */
+void mm_read_lock(void);
+void mm_read_unlock(void);
 
 /* Print the guest mappings in /proc/self/maps format (for -d page, /proc). */
 void guest_dump_maps(int fd);

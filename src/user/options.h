@@ -15,6 +15,8 @@ enum {
     LOG_UNIMP  = 1 << 2,   /* unimplemented syscalls and instructions */
     LOG_PAGE   = 1 << 3,   /* guest memory map changes */
     LOG_STRACE = 1 << 4,   /* same as -strace */
+    LOG_OUT_ASM = 1 << 5,  /* host code of each new translation block (hex) */
+    LOG_NOCHAIN = 1 << 6,  /* do not chain translation blocks */
 };
 
 typedef struct Options {
@@ -22,9 +24,12 @@ typedef struct Options {
     unsigned    log_mask;       /* -d items */
     FILE       *log_file;       /* -D file, default stderr */
     bool        strace;         /* -strace */
+    bool        interp_only;    /* --interp: run the interpreter, not the JIT */
     uint64_t    stack_size;     /* -s, default 8 MiB */
     const char *argv0;          /* -0 */
     const char *exe_path;       /* host path of the main program */
+    char      **exec_args;      /* options that give an exec'd xlat these settings
+                                   (NULL-terminated; main.c builds it, sys_exec.c uses it) */
 } Options;
 
 extern Options opt;

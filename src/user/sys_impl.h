@@ -38,6 +38,14 @@ typedef struct GuestPath {
 int path_get(uint64_t ga, GuestPath *p);
 void path_put(GuestPath *p);
 
+/*
+ * Translate a guest iovec array (cnt entries at ga) into a malloc'd host
+ * array in *out, with the kernel's checks (count range, negative lengths,
+ * segments outside the window). 0 or -errno. (sys_file.c)
+ */
+struct iovec;
+int iov_from_guest(uint64_t ga, int64_t cnt, struct iovec **out);
+
 /* A guest dirfd: AT_FDCWD is the same value (-100) on both. */
 static inline int dirfd_arg(uint64_t v) { return (int)v; }
 

@@ -1,13 +1,6 @@
 /*
- * Process, identity, time, signal-state, memory and machine system calls.
- *
- * Guest signal *delivery* does not exist yet: rt_sigaction, rt_sigprocmask
- * and sigaltstack keep the guest's state in guest_sig (syscall.h) with the
- * kernel's validation, so libc startup and queries see correct values. A
- * disposition of SIG_IGN/SIG_DFL and the blocked mask are mirrored on the
- * host (except the synchronous signals xlat itself needs), so e.g. an
- * ignored SIGPIPE makes write() fail with EPIPE as it should. Sending a
- * signal to ourselves whose guest disposition is a handler fails loudly.
+ * Process, identity, memory and machine system calls. (The signal calls
+ * are in sys_signal.c, time in sys_time.c, threads in thread.c.)
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -28,19 +21,16 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "exec/exec.h"
 #include "user/mm.h"
 #include "user/options.h"
 #include "user/sys_impl.h"
 #include "user/target.h"
 
-GuestSigState guest_sig;
-uint64_t guest_clear_child_tid, guest_robust_list, guest_robust_list_len;
-
 /* -- Identity --------------------------------------------------------------- */
 
 int64_t sys_getpid(CPUState *cpu, const uint64_t *a)  { (void)cpu; (void)a; return getpid(); }
 int64_t sys_getppid(CPUState *cpu, const uint64_t *a) { (void)cpu; (void)a; return getppid(); }
-int64_t sys_gettid(CPUState *cpu, const uint64_t *a)  { (void)cpu; (void)a; return gettid(); }
 int64_t sys_getuid(CPUState *cpu, const uint64_t *a)  { (void)cpu; (void)a; return getuid(); }
 int64_t sys_geteuid(CPUState *cpu, const uint64_t *a) { (void)cpu; (void)a; return geteuid(); }
 int64_t sys_getgid(CPUState *cpu, const uint64_t *a)  { (void)cpu; (void)a; return getgid(); }
@@ -81,24 +71,6 @@ int64_t sys_umask(CPUState *cpu, const uint64_t *a)
     return umask((mode_t)a[0] & 0777);
 }
 
-/* Recorded for the thread layer (CLONE_CHILD_CLEARTID, robust futexes). */
-int64_t sys_set_tid_address(CPUState *cpu, const uint64_t *a)
-{
-    (void)cpu;
-    guest_clear_child_tid = a[0];
-    return gettid();
-}
-
-int64_t sys_set_robust_list(CPUState *cpu, const uint64_t *a)
-{
-    (void)cpu;
-    if (a[1] != 24)   /* sizeof(struct robust_list_head) */
-        return -EINVAL;
-    guest_robust_list = a[0];
-    guest_robust_list_len = a[1];
-    return 0;
-}
-
 /* glibc copes with rseq being absent; registering it needs thread support. */
 int64_t sys_rseq(CPUState *cpu, const uint64_t *a)
 {
@@ -128,8 +100,19 @@ int64_t sys_prctl(CPUState *cpu, const uint64_t *a)
         return copy_to_guest(a[1], &v, sizeof v);
     case PR_SET_PDEATHSIG: case PR_GET_DUMPABLE: case PR_SET_DUMPABLE:
     case PR_GET_NO_NEW_PRIVS: case PR_SET_NO_NEW_PRIVS: case PR_GET_TIMERSLACK:
-    case PR_SET_TIMERSLACK: case PR_GET_CHILD_SUBREAPER: case PR_SET_CHILD_SUBREAPER:
+    case PR_SET_TIMERSLACK: case PR_SET_CHILD_SUBREAPER: case PR_CAPBSET_READ:
+    case PR_GET_SECUREBITS: case PR_GET_KEEPCAPS: case PR_SET_KEEPCAPS: case PR_CAP_AMBIENT:
+    case PR_GET_THP_DISABLE: case PR_SET_THP_DISABLE: case PR_SET_PTRACER:
         return host_ret(prctl((int)a[0], a[1], a[2], a[3], a[4]));
+    case PR_GET_CHILD_SUBREAPER:
+        if (prctl(PR_GET_CHILD_SUBREAPER, &v) < 0)
+            return -errno;
+        return copy_to_guest(a[1], &v, sizeof v);
+    case PR_GET_SECCOMP:
+        return 0;   /* not filtered */
+    case PR_SET_SECCOMP:
+        /* A filter would see riscv64 numbers in xlat's host syscalls. */
+        return -EINVAL;
     default:
         xlat_log(LOG_UNIMP, "xlat: unsupported prctl option %d\n", (int)a[0]);
         return -EINVAL;
@@ -208,271 +191,6 @@ int64_t sys_getrusage(CPUState *cpu, const uint64_t *a)
     return copy_to_guest(a[1], &ru, sizeof ru);   /* same layout */
 }
 
-int64_t sys_sched_getaffinity(CPUState *cpu, const uint64_t *a)
-{
-    (void)cpu;
-    CHECK_WINDOW(a[2], a[1]);
-    return host_ret(syscall(SYS_sched_getaffinity, (pid_t)a[0], a[1], g2h(a[2])));
-}
-
-int64_t sys_sched_setaffinity(CPUState *cpu, const uint64_t *a)
-{
-    (void)cpu;
-    CHECK_WINDOW(a[2], a[1]);
-    return host_ret(syscall(SYS_sched_setaffinity, (pid_t)a[0], a[1], g2h(a[2])));
-}
-
-int64_t sys_sched_yield(CPUState *cpu, const uint64_t *a)
-{
-    (void)cpu;
-    (void)a;
-    return sched_yield();
-}
-
-/* -- Time ---------------------------------------------------------------------- */
-
-int64_t sys_clock_gettime(CPUState *cpu, const uint64_t *a)
-{
-    struct timespec ts;
-    (void)cpu;
-    if (clock_gettime((clockid_t)a[0], &ts) < 0)
-        return -errno;
-    return copy_to_guest(a[1], &ts, sizeof ts);
-}
-
-int64_t sys_clock_getres(CPUState *cpu, const uint64_t *a)
-{
-    struct timespec ts;
-    (void)cpu;
-    if (clock_getres((clockid_t)a[0], &ts) < 0)
-        return -errno;
-    return a[1] ? copy_to_guest(a[1], &ts, sizeof ts) : 0;
-}
-
-int64_t sys_gettimeofday(CPUState *cpu, const uint64_t *a)
-{
-    struct timeval tv;
-    struct timezone tz;
-    (void)cpu;
-    if (gettimeofday(&tv, &tz) < 0)
-        return -errno;
-    if (a[0] && copy_to_guest(a[0], &tv, sizeof tv))
-        return -EFAULT;
-    if (a[1] && copy_to_guest(a[1], &tz, sizeof tz))
-        return -EFAULT;
-    return 0;
-}
-
-int64_t sys_times(CPUState *cpu, const uint64_t *a)
-{
-    struct tms t;
-    (void)cpu;
-    clock_t r = times(&t);
-    if (r == (clock_t)-1)
-        return -errno;
-    if (a[0] && copy_to_guest(a[0], &t, sizeof t))
-        return -EFAULT;
-    return r;
-}
-
-/* Sleep with the kernel's semantics; the remaining time goes back on EINTR. */
-static int64_t do_sleep(clockid_t clk, int flags, uint64_t req_ga, uint64_t rem_ga)
-{
-    struct timespec req, rem;
-    if (copy_from_guest(&req, req_ga, sizeof req))
-        return -EFAULT;
-    long r = syscall(SYS_clock_nanosleep, clk, flags, &req, &rem);
-    int64_t ret = host_ret(r);
-    if (ret == -EINTR && rem_ga && !(flags & TIMER_ABSTIME) &&
-        copy_to_guest(rem_ga, &rem, sizeof rem))
-        return -EFAULT;
-    return ret;
-}
-
-int64_t sys_nanosleep(CPUState *cpu, const uint64_t *a)
-{
-    (void)cpu;
-    return do_sleep(CLOCK_MONOTONIC, 0, a[0], a[1]);
-}
-
-int64_t sys_clock_nanosleep(CPUState *cpu, const uint64_t *a)
-{
-    (void)cpu;
-    return do_sleep((clockid_t)a[0], (int)a[1], a[2], a[3]);
-}
-
-/* -- Signal state ---------------------------------------------------------------- */
-
-static bool sig_valid(int64_t sig) { return sig >= 1 && sig <= TARGET_NSIG; }
-
-/* Signals xlat handles itself: never mirror guest state onto them. */
-static bool sig_host_reserved(int sig)
-{
-    return sig == SIGSEGV || sig == SIGBUS || sig == SIGILL || sig == SIGFPE ||
-           sig == SIGTRAP || sig == SIGSYS || sig == SIGKILL || sig == SIGSTOP ||
-           sig >= SIGRTMIN;
-}
-
-static void mirror_disposition(int sig, uint64_t handler)
-{
-    if (sig_host_reserved(sig))
-        return;
-    if (handler == TARGET_SIG_IGN)
-        signal(sig, SIG_IGN);
-    else
-        signal(sig, SIG_DFL);   /* guest handlers cannot run yet */
-}
-
-int64_t sys_rt_sigaction(CPUState *cpu, const uint64_t *a)
-{
-    int sig = (int)a[0];
-    struct target_sigaction act, old;
-    (void)cpu;
-    if (a[3] != TARGET_SIGSET_SIZE || !sig_valid((int64_t)a[0]))
-        return -EINVAL;
-    if (a[1] && (sig == SIGKILL || sig == SIGSTOP))
-        return -EINVAL;
-    if (a[1] && copy_from_guest(&act, a[1], sizeof act))
-        return -EFAULT;
-    old.handler = guest_sig.handler[sig];
-    old.flags = guest_sig.flags[sig];
-    old.mask = guest_sig.mask[sig];
-    if (a[2] && copy_to_guest(a[2], &old, sizeof old))
-        return -EFAULT;
-    if (a[1]) {
-        guest_sig.handler[sig] = act.handler;
-        guest_sig.flags[sig] = act.flags;
-        guest_sig.mask[sig] = act.mask & ~((1ULL << (SIGKILL - 1)) | (1ULL << (SIGSTOP - 1)));
-        mirror_disposition(sig, act.handler);
-    }
-    return 0;
-}
-
-static void mirror_mask(uint64_t blocked)
-{
-    sigset_t set;
-    sigemptyset(&set);
-    for (int sig = 1; sig < 32; sig++)
-        if ((blocked >> (sig - 1) & 1) && !sig_host_reserved(sig))
-            sigaddset(&set, sig);
-    pthread_sigmask(SIG_SETMASK, &set, NULL);
-}
-
-int64_t sys_rt_sigprocmask(CPUState *cpu, const uint64_t *a)
-{
-    uint64_t set, old = guest_sig.blocked;
-    const uint64_t unblockable = (1ULL << (SIGKILL - 1)) | (1ULL << (SIGSTOP - 1));
-    (void)cpu;
-    if (a[3] != TARGET_SIGSET_SIZE)
-        return -EINVAL;
-    if (a[1]) {
-        if (copy_from_guest(&set, a[1], sizeof set))
-            return -EFAULT;
-        switch ((int)a[0]) {
-        case SIG_BLOCK:   guest_sig.blocked |= set; break;
-        case SIG_UNBLOCK: guest_sig.blocked &= ~set; break;
-        case SIG_SETMASK: guest_sig.blocked = set; break;
-        default: return -EINVAL;
-        }
-        guest_sig.blocked &= ~unblockable;
-    }
-    if (a[2] && copy_to_guest(a[2], &old, sizeof old)) {
-        guest_sig.blocked = old;
-        return -EFAULT;
-    }
-    if (a[1])
-        mirror_mask(guest_sig.blocked);
-    return 0;
-}
-
-int64_t sys_sigaltstack(CPUState *cpu, const uint64_t *a)
-{
-    target_stack_t ss, old;
-    (void)cpu;
-    memset(&old, 0, sizeof old);
-    old.ss_sp = guest_sig.altstack_sp;
-    old.ss_size = guest_sig.altstack_size;
-    old.ss_flags = guest_sig.altstack_size ? guest_sig.altstack_flags : SS_DISABLE;
-    if (a[0]) {
-        if (copy_from_guest(&ss, a[0], sizeof ss))
-            return -EFAULT;
-        int mode = ss.ss_flags & ~TARGET_SS_AUTODISARM;
-        if (mode != 0 && mode != SS_DISABLE && mode != SS_ONSTACK)
-            return -EINVAL;
-        if (mode == SS_DISABLE) {
-            ss.ss_sp = 0;
-            ss.ss_size = 0;
-        } else if (ss.ss_size < TARGET_MINSIGSTKSZ) {
-            return -ENOMEM;
-        }
-    }
-    if (a[1] && copy_to_guest(a[1], &old, sizeof old))
-        return -EFAULT;
-    if (a[0]) {
-        guest_sig.altstack_sp = ss.ss_sp;
-        guest_sig.altstack_size = ss.ss_size;
-        guest_sig.altstack_flags = ss.ss_flags & TARGET_SS_AUTODISARM;
-    }
-    return 0;
-}
-
-/* Default action is to ignore (or continue): nothing happens. */
-static bool sig_default_ignored(int sig)
-{
-    return sig == SIGCHLD || sig == SIGURG || sig == SIGWINCH || sig == SIGCONT;
-}
-
-static bool sig_default_stops(int sig)
-{
-    return sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
-}
-
-/*
- * A signal sent to this process. What Linux would do depends on the
- * guest's disposition, which only xlat knows.
- */
-static int64_t signal_self(int sig, long (*send)(const uint64_t *), const uint64_t *a)
-{
-    if (sig == 0 || sig_host_reserved(sig) || (guest_sig.blocked >> (sig - 1) & 1) ||
-        sig_default_stops(sig))
-        return host_ret(send(a));   /* pending/stopping/fault signals: the host does it */
-    uint64_t h = guest_sig.handler[sig];
-    if (h == TARGET_SIG_IGN || (h == TARGET_SIG_DFL && sig_default_ignored(sig)))
-        return 0;
-    if (h == TARGET_SIG_DFL)
-        guest_die_by_signal(sig);
-    fprintf(stderr, "xlat: cannot deliver signal %d to a guest handler (not implemented yet)\n",
-            sig);
-    return -ENOSYS;
-}
-
-static long send_kill(const uint64_t *a)   { return kill((pid_t)a[0], (int)a[1]); }
-static long send_tkill(const uint64_t *a)  { return syscall(SYS_tkill, (pid_t)a[0], (int)a[1]); }
-static long send_tgkill(const uint64_t *a) { return syscall(SYS_tgkill, (pid_t)a[0], (pid_t)a[1], (int)a[2]); }
-
-int64_t sys_kill(CPUState *cpu, const uint64_t *a)
-{
-    (void)cpu;
-    if ((pid_t)a[0] == getpid() && sig_valid((int64_t)a[1]))
-        return signal_self((int)a[1], send_kill, a);
-    return host_ret(send_kill(a));
-}
-
-int64_t sys_tkill(CPUState *cpu, const uint64_t *a)
-{
-    (void)cpu;
-    if ((pid_t)a[0] == gettid() && sig_valid((int64_t)a[1]))
-        return signal_self((int)a[1], send_tkill, a);
-    return host_ret(send_tkill(a));
-}
-
-int64_t sys_tgkill(CPUState *cpu, const uint64_t *a)
-{
-    (void)cpu;
-    if ((pid_t)a[0] == getpid() && (pid_t)a[1] == gettid() && sig_valid((int64_t)a[2]))
-        return signal_self((int)a[2], send_tgkill, a);
-    return host_ret(send_tgkill(a));
-}
 
 /* -- Memory ---------------------------------------------------------------------- */
 
@@ -582,9 +300,11 @@ int64_t sys_riscv_flush_icache(CPUState *cpu, const uint64_t *a)
     if (a[2] & ~(uint64_t)TARGET_SYS_RISCV_FLUSH_ICACHE_LOCAL)
         return -EINVAL;
     /*
-     * The interpreter always fetches from guest memory, so there is nothing
-     * to flush. JIT hook: invalidate translations of [a[0], a[1]) here once
-     * the code cache exists.
+     * The interpreter always fetches from guest memory. The JIT already
+     * catches writes to translated code (write protection), but code written
+     * through another mapping of the same memory is only seen here.
      */
+    if (a[1] > a[0])
+        exec_invalidate_range(a[0], a[1] - a[0]);
     return 0;
 }

@@ -4,11 +4,15 @@
  * syscall_dispatch() looks the guest's a7 up in the table built from
  * syscall.def, prints the call for -strace, runs the handler and stores its
  * result (value or -errno) in a0. Handlers live in sys_file.c (files and
- * descriptors) and sys_proc.c (process, time, signals, memory, misc); each
+ * descriptors), sys_poll.c (poll/select/epoll, eventfd, signalfd,
+ * inotify), sys_net.c (sockets), sys_time.c (clocks, sleeps, timers),
+ * sys_task.c (credentials, priorities, memory locking), sys_proc.c
+ * (process, memory, misc) and the signal, thread and exec files; each
  * validates its guest pointers so a bad pointer yields -EFAULT, never a host
  * crash. Unknown numbers return -ENOSYS and are reported with -d unimp.
  */
 #define _GNU_SOURCE
+#include "exec/exec.h"
 #include "user/syscall.h"
 
 #include <errno.h>
@@ -77,6 +81,10 @@ void syscall_dispatch(CPUState *cpu)
     if (trace)
         strace_enter(d->name, d->fmt, args);
     ret = d->fn(cpu, args);
+    /* A host syscall writing into a page the JIT write-protected (it holds
+     * translated code) fails with EFAULT: unprotect such pages and retry. */
+    if (ret == -EFAULT && exec_unprotect_all())
+        ret = d->fn(cpu, args);
     if (trace)
         strace_exit(d->fmt, args, ret);
     cpu->x[10] = (uint64_t)ret;
@@ -84,14 +92,18 @@ void syscall_dispatch(CPUState *cpu)
 
 /* -- Paths ----------------------------------------------------------------- */
 
+/*
+ * As qemu's path(): the prefixed name is used if it exists, following
+ * symbolic links (so a link in DIR that points nowhere in DIR falls back to
+ * the host's file).
+ */
 const char *path_resolve(const char *guest_path, char *buf, size_t len)
 {
-    struct stat st;
     if (!opt.ld_prefix || !opt.ld_prefix[0] || guest_path[0] != '/')
         return guest_path;
     if ((size_t)snprintf(buf, len, "%s%s", opt.ld_prefix, guest_path) >= len)
         return guest_path;
-    return lstat(buf, &st) == 0 ? buf : guest_path;
+    return access(buf, F_OK) == 0 ? buf : guest_path;
 }
 
 int path_get(uint64_t ga, GuestPath *p)
@@ -112,30 +124,7 @@ void path_put(GuestPath *p)
 
 /* -- Exit and death -------------------------------------------------------- */
 
-/*
- * Like qemu: flush our own streams and _exit. Running host atexit handlers
- * (and LeakSanitizer) at a guest's exit would be wrong once other guest
- * threads still run, and the guest has already run its own.
- */
-static void __attribute__((noreturn)) exit_process(int status)
-{
-    fflush(NULL);
-    _exit(status & 0xff);
-}
-
-/* Single-threaded for now: exit ends the process like exit_group. */
-int64_t sys_exit(CPUState *cpu, const uint64_t *a)
-{
-    (void)cpu;
-    if (opt.strace || (opt.log_mask & LOG_STRACE))
-        fputc('\n', opt.log_file ? opt.log_file : stderr);
-    exit_process((int)a[0]);
-}
-
-int64_t sys_exit_group(CPUState *cpu, const uint64_t *a)
-{
-    return sys_exit(cpu, a);
-}
+/* exit and exit_group are in thread.c. */
 
 void guest_die_by_signal(int sig)
 {

@@ -30,23 +30,4 @@ void guest_die_by_signal(int sig) __attribute__((noreturn));
  */
 const char *path_resolve(const char *guest_path, char *buf, size_t len);
 
-/*
- * The guest's signal state as rt_sigaction/rt_sigprocmask/sigaltstack left
- * it (index = signal number 1..64). Delivery is not implemented yet; the
- * signal layer reads these.
- */
-typedef struct GuestSigState {
-    uint64_t handler[65];   /* guest sa_handler: 0 = SIG_DFL, 1 = SIG_IGN */
-    uint64_t flags[65];     /* sa_flags */
-    uint64_t mask[65];      /* sa_mask */
-    uint64_t blocked;       /* the thread's signal mask (bit sig-1) */
-    uint64_t altstack_sp, altstack_size;
-    int      altstack_flags;
-} GuestSigState;
-
-extern GuestSigState guest_sig;
-
-/* Guest addresses given to set_tid_address / set_robust_list. */
-extern uint64_t guest_clear_child_tid, guest_robust_list, guest_robust_list_len;
-
 #endif

@@ -142,4 +142,68 @@ static_assert(O_DIRECT == 040000 && O_NOATIME == 01000000 && O_PATH == 010000000
 static_assert(SIGBUS == 7 && SIGUSR1 == 10 && SIGSEGV == 11 && SIGCHLD == 17 &&
               SIGSTOP == 19 && SIGSYS == 31, "signal numbers");
 
+/* -- Descriptor-level structures (sys_poll.c, sys_net.c, sys_time.c) ------ */
+
+/*
+ * struct epoll_event: x86-64 packs it (12 bytes); asm-generic riscv64 has
+ * natural alignment (16 bytes, 4 bytes of padding after events).
+ */
+struct target_epoll_event {
+    uint32_t events;
+    uint32_t __pad;
+    uint64_t data;
+};
+static_assert(sizeof(struct target_epoll_event) == 16, "riscv64 epoll_event");
+
+/* struct msghdr with guest pointers (LP64 layout, same shape as the host's). */
+struct target_msghdr {
+    uint64_t msg_name;
+    uint32_t msg_namelen;
+    uint32_t __pad1;
+    uint64_t msg_iov;
+    uint64_t msg_iovlen;
+    uint64_t msg_control;
+    uint64_t msg_controllen;
+    int32_t  msg_flags;
+    uint32_t __pad2;
+};
+static_assert(sizeof(struct target_msghdr) == 56, "riscv64 msghdr");
+
+struct target_mmsghdr {
+    struct target_msghdr msg_hdr;
+    uint32_t msg_len;
+    uint32_t __pad;
+};
+static_assert(sizeof(struct target_mmsghdr) == 64, "riscv64 mmsghdr");
+
+/* struct sock_fprog (SO_ATTACH_FILTER): holds a guest pointer. */
+struct target_sock_fprog {
+    uint16_t len;
+    uint16_t __pad[3];
+    uint64_t filter;
+};
+
+/* pselect6's sixth argument: { const sigset_t *ss; size_t ss_len; }. */
+struct target_sigset_argpack {
+    uint64_t ss;
+    uint64_t ss_len;
+};
+
+/*
+ * Identical on both (LP64, asm-generic): struct statfs (7 words, fsid,
+ * 3 words, 4 spare words = 120 bytes), struct cmsghdr (16-byte header,
+ * 8-byte CMSG_ALIGN, so control buffers pass through), pollfd, fd_set,
+ * itimerspec/itimerval, sigevent (64 bytes, sigev_notify_thread_id at 12),
+ * signalfd_siginfo (128), inotify_event, struct timex (208), ucred, linger.
+ */
+#define TARGET_STATFS_SIZE 120
+#define TARGET_SIGEVENT_SIZE 64
+#define TARGET_SIGNALFD_SIGINFO_SIZE 128
+#define TARGET_TIMEX_SIZE 208
+
+/* Conversions (target_conv.c). */
+void target_stat_from_host(struct target_stat *t, const struct stat *h);
+void target_epoll_from_host(struct target_epoll_event *t, const void *host_packed);
+void target_epoll_to_host(void *host_packed, const struct target_epoll_event *t);
+
 #endif

@@ -1,0 +1,813 @@
+/*
+ * The execution core: code buffer, TB cache, jump caches, chaining,
+ * invalidation, cache flush and the dispatcher (exec_run).
+ *
+ * Code buffer: one memfd mapped twice, read-write (where the JIT writes) and
+ * read-execute (where code runs); no page is ever writable and executable.
+ * It holds the runtime stubs (x86/backend.c) and then the TBs, allocated
+ * forwards; when it is full everything is flushed and allocation restarts.
+ *
+ * Lookup: cpu->pc -> this thread's jump cache (direct mapped by pc, also
+ * probed by translated code for indirect jumps) -> the global hash table
+ * -> translate. Direct exits are chained (their jmp patched to the next TB)
+ * the first time they are taken, unless -d nochain or -d exec.
+ *
+ * Locking: tb_lock protects the hash table, the page lists, chaining and
+ * every jump cache write (owners fill their cache under it too; translated
+ * code only reads). The translator first takes the guest mapping table
+ * read lock (mm_read_lock), then tb_lock: the same order as mm.c's hook
+ * (mm write lock, then exec_invalidate_range takes tb_lock).
+ *
+ * Flush (buffer full, fence.i): code can be overwritten only when no thread
+ * runs it. Threads count themselves in cache_active from entering exec_run
+ * until they leave it (or wait for a flush). The flusher raises
+ * flush_pending, kicks every thread (cpu->jit_kick, polled at each TB
+ * entry) and waits, holding no lock, until cache_active is zero.
+ *
+ * Invalidation drops a TB from the hash table, its pages' lists and every
+ * jump cache, and unlinks the jumps into it (atomic 4-byte stores of the
+ * rel32 back to the exit stub). Its code stays until the next flush, so a
+ * thread still inside it finishes safely.
+ *
+ * Self-modifying code: the host page of every guest-writable page that holds
+ * translated code is made read-only (the guest's protection in mm.c is
+ * untouched). A store there faults; exec_smc_fault() (from the SIGSEGV
+ * handler, any thread, any host code: JIT, interpreter, copy_to_guest)
+ * invalidates the page's TBs, makes it writable and retries the store. Host
+ * system calls writing into such a page fail with EFAULT instead of
+ * faulting: syscall_dispatch() then calls exec_unprotect_all() and retries.
+ */
+#define _GNU_SOURCE
+#include "exec/exec.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/ucontext.h>
+#include <unistd.h>
+
+#include "exec/tb.h"
+#include "riscv/insn.h"
+#include "riscv/translate.h"
+#include "user/cpu_loop.h"
+#include "user/fault.h"
+#include "user/mm.h"
+#include "user/options.h"
+#include "x86/backend.h"
+
+_Static_assert(offsetof(CPUState, jit_kick) == offsetof(CPUState, exit_request) + 4 &&
+               offsetof(CPUState, exit_request) % 8 == 0,
+               "translated code polls exit_request and jit_kick with one 8-byte load");
+
+#define CODE_SIZE   (256u << 20)
+#define MAX_TBS     (1u << 19)
+#define PCMAP_PAIRS (1u << 24)
+#define HASH_BITS   18
+#define PAGE_HASH_BITS 14
+#define JC_BITS     16
+#define GUEST_PAGES (GUEST_SPACE_SIZE / GUEST_PAGE_SIZE)
+
+/* -- State -------------------------------------------------------------------- */
+
+uint8_t *code_rw;
+intptr_t code_rx_delta;
+JitRuntime jit_rt;
+static size_t code_used, code_base;     /* next free byte; first TB byte */
+
+static TB *tbs;                         /* in host-address order */
+static size_t ntbs;
+static uint16_t (*pcmap)[2];
+static size_t pcmap_used;
+static TB *tb_hash[1u << HASH_BITS];
+
+typedef struct PageDesc {
+    uint64_t page;
+    uintptr_t first;                    /* TB|index list of TBs on this page */
+    struct PageDesc *next;
+} PageDesc;
+static PageDesc *page_hash[1u << PAGE_HASH_BITS];
+
+/* Per guest page: wp = host page made read-only by us; gw = guest-writable
+ * page we manage (a fault there is ours even if another thread already
+ * unprotected it). Read lock-free by the fault handler. */
+static uint64_t *wp_bits, *gw_bits;
+
+static pthread_mutex_t tb_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t flush_mutex = PTHREAD_MUTEX_INITIALIZER;
+static int cache_active;
+static int flush_pending;
+static uint64_t flush_gen;
+
+static CPUState **threads;              /* registered threads (tb_lock) */
+static size_t nthreads, threads_cap;
+static __thread CPUState *this_cpu;
+
+static struct {
+    uint64_t translated, flushes, smc_faults, invalidated, chained, efault_retries;
+} stats;
+
+static void *map_noreserve(size_t size)
+{
+    void *p = mmap(NULL, size, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED) {
+        perror("xlat: jit memory");
+        exit(1);
+    }
+    return p;
+}
+
+static inline bool bit_test(const uint64_t *b, uint64_t i)
+{
+    return (__atomic_load_n(&b[i / 64], __ATOMIC_ACQUIRE) >> (i % 64)) & 1;
+}
+static inline void bit_set(uint64_t *b, uint64_t i)   { __atomic_fetch_or(&b[i / 64], 1ULL << (i % 64), __ATOMIC_RELEASE); }
+static inline void bit_clear(uint64_t *b, uint64_t i) { __atomic_fetch_and(&b[i / 64], ~(1ULL << (i % 64)), __ATOMIC_RELEASE); }
+
+static inline uint8_t *tb_entry_rw(const TB *tb) { return code_rw + tb->host_off; }
+static inline const void *tb_entry_rx(const TB *tb) { return code_rx_of(tb_entry_rw(tb)); }
+static inline size_t jc_index(const CPUState *cpu, uint64_t pc) { return (pc >> 1) & cpu->jc_mask; }
+
+/* -- Threads -------------------------------------------------------------------- */
+
+static void jc_clear(JCEntry *jc, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        jc[i].pc = 1;
+        jc[i].host = NULL;
+    }
+}
+
+static void thread_setup(CPUState *cpu)
+{
+    size_t n = (size_t)1 << JC_BITS;
+    cpu->jc = malloc(n * sizeof(JCEntry));
+    if (!cpu->jc) {
+        perror("xlat: jump cache");
+        exit(1);
+    }
+    jc_clear(cpu->jc, n);
+    cpu->jc_mask = n - 1;
+    cpu->guest_limit = GUEST_SPACE_SIZE;
+    cpu->jit_kick = 0;
+    pthread_mutex_lock(&tb_lock);
+    if (nthreads == threads_cap) {
+        threads_cap = threads_cap ? 2 * threads_cap : 16;
+        threads = realloc(threads, threads_cap * sizeof *threads);
+    }
+    threads[nthreads++] = cpu;
+    pthread_mutex_unlock(&tb_lock);
+    this_cpu = cpu;
+}
+
+void exec_thread_exit(CPUState *cpu)
+{
+    if (this_cpu != cpu)
+        return;
+    pthread_mutex_lock(&tb_lock);
+    for (size_t i = 0; i < nthreads; i++)
+        if (threads[i] == cpu)
+            threads[i] = threads[--nthreads];
+    pthread_mutex_unlock(&tb_lock);
+    free(cpu->jc);
+    cpu->jc = NULL;
+    this_cpu = NULL;
+}
+
+static void code_buffer_map(void);
+
+/*
+ * fork(): only the calling thread lives on in the child, outside the cache.
+ * The code buffer is a shared memfd: the child gets its own copy, mapped at
+ * the same two addresses, so the TBs it keeps stay valid and neither
+ * process overwrites the other's code.
+ */
+static void *fork_snapshot;         /* the code buffer as it was at fork */
+
+/* The snapshot is taken before fork, under tb_lock: once fork returns, the
+ * parent goes on patching the shared buffer while the child copies. */
+static void atfork_prepare(void)
+{
+    pthread_mutex_lock(&flush_mutex);
+    pthread_mutex_lock(&tb_lock);
+    if (code_rw) {
+        fork_snapshot = malloc(code_used);
+        if (fork_snapshot)
+            memcpy(fork_snapshot, code_rw, code_used);
+    }
+}
+
+static void atfork_parent(void)
+{
+    free(fork_snapshot);
+    fork_snapshot = NULL;
+    pthread_mutex_unlock(&tb_lock);
+    pthread_mutex_unlock(&flush_mutex);
+}
+
+static void atfork_child(void)
+{
+    if (code_rw && !fork_snapshot) {
+        fprintf(stderr, "xlat: fork: out of memory for the code buffer copy\n");
+        _exit(127);
+    }
+    if (code_rw) {
+        code_buffer_map();
+        memcpy(code_rw, fork_snapshot, code_used);
+        free(fork_snapshot);
+        fork_snapshot = NULL;
+    }
+    nthreads = 0;
+    if (this_cpu)
+        threads[nthreads++] = this_cpu;
+    cache_active = 0;
+    flush_pending = 0;
+    pthread_mutex_init(&tb_lock, NULL);
+    pthread_mutex_init(&flush_mutex, NULL);
+}
+
+/* -- Init ---------------------------------------------------------------------------- */
+
+/* Map a fresh memfd as the code buffer: anywhere the first time, over the
+ * old views after a fork. */
+static void code_buffer_map(void)
+{
+    int fd = memfd_create("xlat-code", MFD_CLOEXEC);
+    if (fd < 0 || ftruncate(fd, CODE_SIZE) != 0) {
+        perror("xlat: code buffer");
+        exit(1);
+    }
+    void *want_rw = code_rw, *want_rx = code_rw ? (void *)code_rx_of(code_rw) : NULL;
+    int fixed = code_rw ? MAP_FIXED : 0;
+    void *rw = mmap(want_rw, CODE_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED | fixed, fd, 0);
+    void *rx = mmap(want_rx, CODE_SIZE, PROT_READ | PROT_EXEC, MAP_SHARED | fixed, fd, 0);
+    if (rw == MAP_FAILED || rx == MAP_FAILED) {
+        perror("xlat: code buffer");
+        exit(1);
+    }
+    close(fd);
+    code_rw = rw;
+    code_rx_delta = (uint8_t *)rx - (uint8_t *)rw;
+}
+
+void exec_init(void)
+{
+    code_buffer_map();
+
+    Emit e = { .start = code_rw, .p = code_rw, .end = code_rw + CODE_SIZE };
+    be_gen_runtime(&e, &jit_rt, guest_base);
+    code_base = code_used = (size_t)(e.p - code_rw + 63) & ~(size_t)63;
+
+    tbs = map_noreserve(MAX_TBS * sizeof(TB));
+    pcmap = map_noreserve(PCMAP_PAIRS * sizeof pcmap[0]);
+    wp_bits = map_noreserve(GUEST_PAGES / 8);
+    gw_bits = map_noreserve(GUEST_PAGES / 8);
+    translate_init();
+    pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
+}
+
+/* -- Hash table and page lists (tb_lock held) ------------------------------------------- */
+
+static inline size_t hash_pc(uint64_t pc) { return (size_t)((pc * 0x9e3779b97f4a7c15ULL) >> (64 - HASH_BITS)); }
+static inline size_t hash_page(uint64_t p) { return (size_t)((p * 0x9e3779b97f4a7c15ULL) >> (64 - PAGE_HASH_BITS)); }
+
+static TB *hash_lookup(uint64_t pc)
+{
+    for (TB *tb = tb_hash[hash_pc(pc)]; tb; tb = tb->hash_next)
+        if (tb->pc == pc)
+            return tb;
+    return NULL;
+}
+
+static void hash_remove(TB *tb)
+{
+    for (TB **pp = &tb_hash[hash_pc(tb->pc)]; *pp; pp = &(*pp)->hash_next)
+        if (*pp == tb) {
+            *pp = tb->hash_next;
+            return;
+        }
+}
+
+static PageDesc *page_find(uint64_t page, bool alloc)
+{
+    PageDesc **head = &page_hash[hash_page(page)];
+    for (PageDesc *pd = *head; pd; pd = pd->next)
+        if (pd->page == page)
+            return pd;
+    if (!alloc)
+        return NULL;
+    PageDesc *pd = calloc(1, sizeof *pd);
+    pd->page = page;
+    pd->next = *head;
+    *head = pd;
+    return pd;
+}
+
+static void page_remove_tb(uint64_t page, TB *tb)
+{
+    PageDesc *pd = page_find(page, false);
+    if (!pd)
+        return;
+    for (uintptr_t *pp = &pd->first; *pp;) {
+        TB *t = (TB *)(*pp & ~(uintptr_t)3);
+        int i = (int)(*pp & 3);
+        if (t == tb) {
+            *pp = t->page_next[i];
+            return;
+        }
+        pp = &t->page_next[i];
+    }
+}
+
+/* -- Chaining (tb_lock held) ---------------------------------------------------------- */
+
+static void patch_jump(TB *src, int n, const uint8_t *target_rw)
+{
+    uint8_t *field = tb_entry_rw(src) + src->jmp_field[n];
+    int32_t rel = (int32_t)(target_rw - (field + 4));
+    __atomic_store_n((int32_t *)field, rel, __ATOMIC_RELEASE);
+}
+
+static void tb_link(TB *src, int n, TB *dst)
+{
+    if (!src->valid || !dst->valid || src->jmp_dest[n] || !src->jmp_field[n])
+        return;
+    src->jmp_dest[n] = dst;
+    src->jmp_next[n] = dst->jmp_in;
+    dst->jmp_in = (uintptr_t)src | (uintptr_t)n;
+    patch_jump(src, n, tb_entry_rw(dst));
+    stats.chained++;
+}
+
+static void tb_invalidate(TB *tb)
+{
+    if (!tb->valid)
+        return;
+    tb->valid = false;
+    stats.invalidated++;
+    hash_remove(tb);
+    for (int i = 0; i < 2; i++)
+        if (tb->page[i] != TB_NO_PAGE)
+            page_remove_tb(tb->page[i], tb);
+    const void *host = tb_entry_rx(tb);
+    for (size_t i = 0; i < nthreads; i++) {
+        JCEntry *j = &threads[i]->jc[jc_index(threads[i], tb->pc)];
+        if (j->host == host)
+            __atomic_store_n(&j->pc, 1, __ATOMIC_RELEASE);
+    }
+    /* Jumps into tb go back to their exit stubs. */
+    for (uintptr_t in = tb->jmp_in; in;) {
+        TB *src = (TB *)(in & ~(uintptr_t)3);
+        int n = (int)(in & 3);
+        in = src->jmp_next[n];
+        patch_jump(src, n, tb_entry_rw(src) + src->jmp_stub[n]);
+        src->jmp_dest[n] = NULL;
+        src->jmp_next[n] = 0;
+    }
+    tb->jmp_in = 0;
+    /* And tb leaves the incoming lists of its destinations. */
+    for (int n = 0; n < 2; n++) {
+        TB *dst = tb->jmp_dest[n];
+        if (!dst)
+            continue;
+        uintptr_t me = (uintptr_t)tb | (uintptr_t)n;
+        for (uintptr_t *pp = &dst->jmp_in; *pp;) {
+            TB *t = (TB *)(*pp & ~(uintptr_t)3);
+            if (*pp == me) {
+                *pp = tb->jmp_next[n];
+                break;
+            }
+            pp = &t->jmp_next[*pp & 3];
+        }
+        tb->jmp_dest[n] = NULL;
+    }
+}
+
+static void page_invalidate(PageDesc *pd)
+{
+    while (pd->first)
+        tb_invalidate((TB *)(pd->first & ~(uintptr_t)3));
+}
+
+/* -- Invalidation entry points --------------------------------------------------------- */
+
+static void invalidate_range_locked(uint64_t start, uint64_t len)
+{
+    uint64_t first = start / GUEST_PAGE_SIZE;
+    uint64_t last = (start + len - 1) / GUEST_PAGE_SIZE;
+    if (len == 0)
+        return;
+    for (size_t b = 0; b < ((size_t)1 << PAGE_HASH_BITS); b++)
+        for (PageDesc *pd = page_hash[b]; pd; pd = pd->next)
+            if (pd->page >= first && pd->page <= last) {
+                page_invalidate(pd);
+                bit_clear(wp_bits, pd->page);
+                bit_clear(gw_bits, pd->page);
+            }
+}
+
+void exec_invalidate_range(uint64_t start, uint64_t len)
+{
+    if (!code_rw)
+        return;
+    pthread_mutex_lock(&tb_lock);
+    invalidate_range_locked(start, len);
+    pthread_mutex_unlock(&tb_lock);
+}
+
+/* Make one write-protected page writable again, dropping its TBs. */
+static void unprotect_page_locked(uint64_t page)
+{
+    PageDesc *pd = page_find(page, false);
+    if (pd)
+        page_invalidate(pd);
+    mprotect(g2h(page * GUEST_PAGE_SIZE), GUEST_PAGE_SIZE, PROT_READ | PROT_WRITE);
+    bit_clear(wp_bits, page);
+}
+
+bool exec_smc_fault(void *addr)
+{
+    if (!code_rw || !host_in_window(addr))
+        return false;
+    uint64_t page = h2g(addr) / GUEST_PAGE_SIZE;
+    if (!bit_test(gw_bits, page))
+        return false;
+    pthread_mutex_lock(&tb_lock);
+    if (bit_test(wp_bits, page)) {
+        unprotect_page_locked(page);
+        stats.smc_faults++;
+    }
+    pthread_mutex_unlock(&tb_lock);
+    return true;                /* retry: the page is writable now */
+}
+
+bool exec_unprotect_all(void)
+{
+    bool any = false;
+    if (!code_rw)
+        return false;
+    pthread_mutex_lock(&tb_lock);
+    for (size_t b = 0; b < ((size_t)1 << PAGE_HASH_BITS); b++)
+        for (PageDesc *pd = page_hash[b]; pd; pd = pd->next)
+            if (bit_test(wp_bits, pd->page)) {
+                unprotect_page_locked(pd->page);
+                any = true;
+            }
+    if (any)
+        stats.efault_retries++;
+    pthread_mutex_unlock(&tb_lock);
+    return any;
+}
+
+/* -- Flush ------------------------------------------------------------------------------- */
+
+static void cache_enter(void)
+{
+    for (;;) {
+        __atomic_fetch_add(&cache_active, 1, __ATOMIC_SEQ_CST);
+        if (!__atomic_load_n(&flush_pending, __ATOMIC_SEQ_CST))
+            return;
+        __atomic_fetch_sub(&cache_active, 1, __ATOMIC_SEQ_CST);
+        while (__atomic_load_n(&flush_pending, __ATOMIC_SEQ_CST))
+            sched_yield();
+    }
+}
+
+static void cache_exit(void) { __atomic_fetch_sub(&cache_active, 1, __ATOMIC_SEQ_CST); }
+
+/* Flush everything unless someone else did since generation seen_gen.
+ * Called outside the cache (not counted in cache_active). */
+static void flush(uint64_t seen_gen)
+{
+    pthread_mutex_lock(&flush_mutex);
+    if (__atomic_load_n(&flush_gen, __ATOMIC_ACQUIRE) != seen_gen) {
+        pthread_mutex_unlock(&flush_mutex);
+        return;
+    }
+    __atomic_store_n(&flush_pending, 1, __ATOMIC_SEQ_CST);
+    pthread_mutex_lock(&tb_lock);
+    for (size_t i = 0; i < nthreads; i++)
+        threads[i]->jit_kick = 1;
+    pthread_mutex_unlock(&tb_lock);
+    while (__atomic_load_n(&cache_active, __ATOMIC_SEQ_CST) > 0)
+        sched_yield();
+
+    pthread_mutex_lock(&tb_lock);
+    memset(tb_hash, 0, sizeof tb_hash);
+    for (size_t b = 0; b < ((size_t)1 << PAGE_HASH_BITS); b++)
+        for (PageDesc *pd = page_hash[b]; pd; pd = pd->next)
+            pd->first = 0;
+    for (size_t i = 0; i < nthreads; i++)
+        jc_clear(threads[i]->jc, threads[i]->jc_mask + 1);
+    __atomic_store_n(&ntbs, 0, __ATOMIC_RELEASE);
+    code_used = code_base;
+    pcmap_used = 0;
+    stats.flushes++;
+    __atomic_fetch_add(&flush_gen, 1, __ATOMIC_RELEASE);
+    pthread_mutex_unlock(&tb_lock);
+    xlat_log(LOG_EXEC, "xlat: code cache flush %llu\n", (unsigned long long)stats.flushes);
+
+    __atomic_store_n(&flush_pending, 0, __ATOMIC_SEQ_CST);
+    pthread_mutex_unlock(&flush_mutex);
+}
+
+void exec_flush_all(void)
+{
+    if (code_rw)
+        flush(__atomic_load_n(&flush_gen, __ATOMIC_ACQUIRE));
+}
+
+/* -- Translation ---------------------------------------------------------------------------- */
+
+uint16_t *tb_pcmap_alloc(unsigned n, uint32_t *index)
+{
+    *index = (uint32_t)pcmap_used;
+    pcmap_used += n;
+    return pcmap[*index];
+}
+
+static void log_tb(const TB *tb)
+{
+    if (opt.log_mask & LOG_IN_ASM) {
+        fprintf(opt.log_file, "IN: \n");
+        for (unsigned i = 0; i < tb->ninsns; i++)
+            log_insn(tb->pc + pcmap[tb->pcmap + i][1]);
+        fprintf(opt.log_file, "\n");
+    }
+    if (opt.log_mask & LOG_OUT_ASM) {
+        const uint8_t *p = tb_entry_rw(tb);
+        fprintf(opt.log_file, "OUT: [guest 0x%llx, %u bytes at %p]\n",
+                (unsigned long long)tb->pc, tb->host_size, tb_entry_rx(tb));
+        for (unsigned i = 0; i < tb->host_size; i++)
+            fprintf(opt.log_file, "%02x%s", p[i], i % 32 == 31 || i + 1 == tb->host_size ? "\n" : " ");
+        fprintf(opt.log_file, "\n");
+    }
+}
+
+/* Write-protect the host page of guest page `page` if the guest may write it. */
+static void protect_page_locked(uint64_t page)
+{
+    if (bit_test(wp_bits, page))
+        return;
+    int prot = guest_prot_at(page * GUEST_PAGE_SIZE);
+    if (prot < 0 || !(prot & PROT_WRITE))
+        return;
+    if (mprotect(g2h(page * GUEST_PAGE_SIZE), GUEST_PAGE_SIZE, PROT_READ) == 0) {
+        bit_set(gw_bits, page);
+        bit_set(wp_bits, page);
+    }
+}
+
+enum { TR_OK, TR_FULL, TR_NOEXEC };
+
+/* Is the first instruction at pc fully fetchable from executable pages? */
+static bool first_insn_ok(uint64_t pc)
+{
+    if (pc & 1 || !guest_access_ok(pc, 2, PROT_EXEC))
+        return false;
+    if (insn_length(*(const uint16_t *)g2h(pc)) == 4 && !guest_access_ok(pc + 2, 2, PROT_EXEC))
+        return false;
+    return true;
+}
+
+static int translate(uint64_t pc, TB **out)
+{
+    mm_read_lock();
+    pthread_mutex_lock(&tb_lock);
+    int r = TR_OK;
+    TB *tb = hash_lookup(pc);
+    if (tb)
+        goto done;
+    if (!first_insn_ok(pc)) {
+        r = TR_NOEXEC;
+        goto done;
+    }
+    if (ntbs == MAX_TBS || pcmap_used + TB_MAX_INSNS > PCMAP_PAIRS ||
+        code_used + TRANSLATE_MAX_HOST + 64 > CODE_SIZE) {
+        r = TR_FULL;
+        goto done;
+    }
+    tb = &tbs[ntbs];
+    memset(tb, 0, sizeof *tb);
+    tb->pc = pc;
+    /* The 8 bytes before the entry point back to the TB. */
+    size_t off = (code_used + 7) & ~(size_t)7;
+    *(TB **)(code_rw + off) = tb;
+    off += 8;
+    tb->host_off = (uint32_t)off;
+    Emit e = { .start = code_rw + off, .p = code_rw + off, .end = code_rw + CODE_SIZE };
+    uint16_t map[TB_MAX_INSNS][2];
+    translate_block(tb, &e, map);
+    tb->host_size = (uint32_t)(e.p - e.start);
+    uint16_t *dst = tb_pcmap_alloc(tb->ninsns, &tb->pcmap);
+    memcpy(dst, map, tb->ninsns * sizeof map[0]);
+    code_used = off + tb->host_size;
+
+    tb->page[0] = pc / GUEST_PAGE_SIZE;
+    tb->page[1] = (pc + tb->guest_size - 1) / GUEST_PAGE_SIZE;
+    if (tb->page[1] == tb->page[0])
+        tb->page[1] = TB_NO_PAGE;
+    for (int i = 0; i < 2; i++) {
+        if (tb->page[i] == TB_NO_PAGE)
+            continue;
+        PageDesc *pd = page_find(tb->page[i], true);
+        tb->page_next[i] = pd->first;
+        pd->first = (uintptr_t)tb | (uintptr_t)i;
+        protect_page_locked(tb->page[i]);
+    }
+    tb->valid = true;
+    size_t h = hash_pc(pc);
+    tb->hash_next = tb_hash[h];
+    tb_hash[h] = tb;
+    __atomic_store_n(&ntbs, ntbs + 1, __ATOMIC_RELEASE);
+    stats.translated++;
+    if (opt.log_mask & (LOG_IN_ASM | LOG_OUT_ASM))
+        log_tb(tb);
+done:
+    pthread_mutex_unlock(&tb_lock);
+    mm_read_unlock();
+    *out = tb;
+    return r;
+}
+
+/* -- Dispatch -------------------------------------------------------------------------------- */
+
+/* The TB for pc: jump cache, hash table, or a new translation. */
+static int find_tb(CPUState *cpu, uint64_t pc, TB **out)
+{
+    JCEntry *j = &cpu->jc[jc_index(cpu, pc)];
+    if (j->pc == pc) {
+        *out = ((TB *const *)((const uint8_t *)j->host - code_rx_delta))[-1];
+        return TR_OK;
+    }
+    pthread_mutex_lock(&tb_lock);
+    TB *tb = hash_lookup(pc);
+    pthread_mutex_unlock(&tb_lock);
+    if (!tb) {
+        int r = translate(pc, &tb);
+        if (r != TR_OK)
+            return r;
+    }
+    if (!(opt.log_mask & LOG_EXEC)) {
+        pthread_mutex_lock(&tb_lock);
+        if (tb->valid) {
+            j->host = tb_entry_rx(tb);
+            __atomic_store_n(&j->pc, pc, __ATOMIC_RELEASE);
+        }
+        pthread_mutex_unlock(&tb_lock);
+    }
+    *out = tb;
+    return TR_OK;
+}
+
+uint64_t jit_helper_interp(CPUState *cpu, uint64_t pc);
+uint64_t jit_helper_interp(CPUState *cpu, uint64_t pc)
+{
+    cpu->pc = pc;
+    return interp_step(cpu);
+}
+
+static enum exit_reason run_loop(CPUState *cpu)
+{
+    bool chain = !(opt.log_mask & (LOG_NOCHAIN | LOG_EXEC));
+    uintptr_t link = 0;
+    for (;;) {
+        if (__atomic_load_n(&flush_pending, __ATOMIC_SEQ_CST)) {
+            cache_exit();
+            cache_enter();
+            link = 0;
+        }
+        uint64_t gen = __atomic_load_n(&flush_gen, __ATOMIC_ACQUIRE);
+        TB *tb;
+        int r = find_tb(cpu, cpu->pc, &tb);
+        if (r == TR_FULL) {
+            cache_exit();
+            flush(gen);
+            cache_enter();
+            link = 0;
+            continue;
+        }
+        if (r == TR_NOEXEC) {
+            /* Let the interpreter raise the exact fetch fault. */
+            enum exit_reason er = interp_step(cpu);
+            if (er != EXIT_NONE)
+                return er;
+            continue;
+        }
+        if (link && chain) {
+            pthread_mutex_lock(&tb_lock);
+            tb_link((TB *)(link & ~(uintptr_t)3), (int)(link & 3), tb);
+            pthread_mutex_unlock(&tb_lock);
+        }
+        if (opt.log_mask & LOG_EXEC)
+            fprintf(opt.log_file, "Trace: [%p] %016llx\n", tb_entry_rx(tb),
+                    (unsigned long long)tb->pc);
+        int code = jit_rt.enter(cpu, tb_entry_rx(tb));
+        link = 0;
+        switch (code) {
+        case EXIT_CHAIN:
+            link = cpu->jit_link;
+            break;
+        case EXIT_LOOKUP:
+            break;
+        case EXIT_POLL:
+            if (cpu->exit_request)
+                return EXIT_REQUEST;
+            cpu->jit_kick = 0;
+            break;
+        case EXIT_FENCEI:
+            cache_exit();
+            flush(__atomic_load_n(&flush_gen, __ATOMIC_ACQUIRE));
+            cache_enter();
+            break;
+        default:
+            return (enum exit_reason)code;
+        }
+    }
+}
+
+enum exit_reason exec_run(CPUState *cpu)
+{
+    if (this_cpu != cpu)
+        thread_setup(cpu);
+    sigjmp_buf jb;
+    sigjmp_buf *const outer = guest_fault.jmp;
+    cache_enter();
+    if (sigsetjmp(jb, 0)) {
+        /* A guest access in translated code faulted: exec_fault_restore
+         * already put the registers and pc in *cpu. */
+        guest_fault.jmp = outer;
+        cache_exit();
+        cpu->fault_signal = guest_fault.signal;
+        cpu->fault_code = guest_fault.code;
+        cpu->fault_addr = guest_fault.addr;
+        if (guest_fault.signal == SIGSEGV)
+            cpu->fault_code = guest_access_ok(guest_fault.addr, 1, 0) ? SEGV_ACCERR : SEGV_MAPERR;
+        return EXIT_FAULT;
+    }
+    guest_fault.jmp = &jb;
+    enum exit_reason r = run_loop(cpu);
+    guest_fault.jmp = outer;
+    cache_exit();
+    return r;
+}
+
+/* -- Faults in translated code ------------------------------------------------------------- */
+
+bool exec_host_pc_in_cache(uint64_t pc)
+{
+    uint64_t rx = (uint64_t)(uintptr_t)code_rx_of(code_rw);
+    return code_rw && pc >= rx + code_base && pc < rx + CODE_SIZE;
+}
+
+/* ucontext register index of each host register. */
+static const int greg_index[16] = {
+    [RAX] = REG_RAX, [RCX] = REG_RCX, [RDX] = REG_RDX, [RBX] = REG_RBX,
+    [RSP] = REG_RSP, [RBP] = REG_RBP, [RSI] = REG_RSI, [RDI] = REG_RDI,
+    [R8] = REG_R8, [R9] = REG_R9, [R10] = REG_R10, [R11] = REG_R11,
+    [R12] = REG_R12, [R13] = REG_R13, [R14] = REG_R14, [R15] = REG_R15,
+};
+
+void exec_fault_restore(void *ucontext)
+{
+    ucontext_t *uc = ucontext;
+    greg_t *g = uc->uc_mcontext.gregs;
+    CPUState *cpu = (CPUState *)(uintptr_t)g[REG_R15];
+    uint64_t off = (uint64_t)g[REG_RIP] - (uint64_t)(uintptr_t)code_rx_of(code_rw);
+
+    /* The TB holding off: the last one starting at or below it. */
+    size_t lo = 0, hi = __atomic_load_n(&ntbs, __ATOMIC_ACQUIRE);
+    while (hi - lo > 1) {
+        size_t mid = (lo + hi) / 2;
+        if (tbs[mid].host_off <= off)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    const TB *tb = &tbs[lo];
+    uint64_t rel = off - tb->host_off;
+    unsigned i = 0;
+    while (i + 1 < tb->ninsns && pcmap[tb->pcmap + i + 1][0] <= rel)
+        i++;
+    cpu->pc = tb->pc + pcmap[tb->pcmap + i][1];
+    for (int h = 0; h < 16; h++) {
+        int gr = be_host_guest[h];
+        if (gr > 0)
+            cpu->x[gr] = (uint64_t)g[greg_index[h]];
+    }
+}
+
+void exec_print_stats(void)
+{
+    fprintf(opt.log_file, "xlat: jit: %llu blocks translated, %llu chained, %llu invalidated, "
+            "%llu flushes, %llu smc faults, %llu efault retries\n",
+            (unsigned long long)stats.translated, (unsigned long long)stats.chained,
+            (unsigned long long)stats.invalidated, (unsigned long long)stats.flushes,
+            (unsigned long long)stats.smc_faults, (unsigned long long)stats.efault_retries);
+}

@@ -1,0 +1,60 @@
+/*
+ * The execution core: runs guest code through the translator (src/riscv/
+ * translate.c, src/x86/) and the translation-block cache (src/exec/).
+ *
+ * exec_run() has the contract of interp_run(): run from cpu->pc until the
+ * execution loop is needed, and return why, with cpu->pc exact.
+ *
+ * The other entry points are hooks for the OS layer: invalidation when
+ * executable guest memory changes, host faults inside translated code, and
+ * writes to write-protected pages that hold translated code.
+ */
+#ifndef XLAT_EXEC_EXEC_H
+#define XLAT_EXEC_EXEC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "riscv/cpu.h"
+
+/* Set up the code cache (once, after mm_init). */
+void exec_init(void);
+
+enum exit_reason exec_run(CPUState *cpu);
+
+/* Forget the calling thread's jump cache; call before its CPUState dies. */
+void exec_thread_exit(CPUState *cpu);
+
+/*
+ * Drop every translation of guest code in [start, start+len). Called by
+ * mm.c with the mapping table write-locked when an executable range is
+ * unmapped, replaced or changes protection; by riscv_flush_icache.
+ */
+void exec_invalidate_range(uint64_t start, uint64_t len);
+
+/* Drop every translation (fence.i). Must be called outside translated code. */
+void exec_flush_all(void);
+
+/*
+ * Signal-handler hooks (fault.c). exec_smc_fault: a write to host address
+ * addr faulted; if the page is write-protected because it holds translated
+ * code, invalidate it, make it writable again and return true (retry the
+ * write). exec_host_pc_in_cache: is pc inside translated code?
+ * exec_fault_restore: a guest access in translated code faulted: write the
+ * guest registers and exact pc into the CPUState (in the faulting thread).
+ */
+bool exec_smc_fault(void *addr);
+bool exec_host_pc_in_cache(uint64_t pc);
+void exec_fault_restore(void *ucontext);
+
+/*
+ * A host system call returned EFAULT: make every page that the JIT
+ * write-protected writable again (dropping its translations), so the caller
+ * can retry. Returns false if there was none (the EFAULT is real).
+ */
+bool exec_unprotect_all(void);
+
+/* Counters for -d exec / stats. */
+void exec_print_stats(void);
+
+#endif

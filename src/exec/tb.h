@@ -1,0 +1,77 @@
+/*
+ * Translation blocks and the code cache (internal to src/exec, src/x86 and
+ * src/riscv/translate.c).
+ *
+ * A TB is one run of guest instructions translated to host code. Its host
+ * code lives in the code buffer, preceded by an 8-byte pointer back to the
+ * TB (so host code address -> TB is one load). Direct exits are "goto_tb
+ * slots": an aligned jmp rel32 that first points at an exit stub (store the
+ * target pc, return EXIT_CHAIN with TB|slot in cpu->jit_link) and is
+ * patched to jump straight into the target TB once it exists.
+ */
+#ifndef XLAT_EXEC_TB_H
+#define XLAT_EXEC_TB_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "riscv/cpu.h"
+
+/* Internal exit codes of translated code (beyond enum exit_reason). */
+enum {
+    EXIT_CHAIN  = 0x100,    /* unchained direct exit: cpu->pc, cpu->jit_link */
+    EXIT_LOOKUP = 0x101,    /* indirect exit missed the jump cache: cpu->pc */
+    EXIT_POLL   = 0x102,    /* exit_request or jit_kick seen at a TB entry */
+    EXIT_FENCEI = 0x103,    /* fence.i: flush translations, resume at cpu->pc */
+};
+
+/* One jump cache entry; pc 1 (odd, never a guest pc) marks it empty. */
+typedef struct JCEntry {
+    uint64_t pc;
+    const void *host;       /* TB entry in the RX view */
+} JCEntry;
+
+#define TB_MAX_INSNS 64
+#define TB_NO_PAGE UINT64_MAX
+
+typedef struct TB {
+    uint64_t pc;            /* guest address of the first instruction */
+    uint32_t guest_size;    /* bytes of guest code */
+    uint32_t host_off;      /* entry offset in the code buffer */
+    uint32_t host_size;
+    uint16_t ninsns;
+    bool     valid;
+    uint64_t page[2];       /* guest page numbers covered (TB_NO_PAGE: none) */
+    struct TB *hash_next;
+    uintptr_t page_next[2]; /* next TB|index in the list of page[i] */
+
+    /* Chaining. slot n's jmp rel32 field is at host_off + jmp_field[n]. */
+    uint32_t  jmp_field[2]; /* 0: no slot */
+    uint32_t  jmp_stub[2];  /* offset of the slot's exit stub */
+    struct TB *jmp_dest[2]; /* chained destination or NULL */
+    uintptr_t jmp_next[2];  /* next TB|slot in jmp_dest[n]'s incoming list */
+    uintptr_t jmp_in;       /* head of the incoming list: TB|slot */
+
+    uint32_t pcmap;         /* index of ninsns (host_off, guest_off) pairs */
+} TB;
+
+/* -- Code buffer (exec.c) ------------------------------------------------ */
+
+/* RW view of the code buffer and the offset from it to the RX view. */
+extern uint8_t *code_rw;
+extern intptr_t code_rx_delta;
+static inline const void *code_rx_of(const void *rw) { return (const uint8_t *)rw + code_rx_delta; }
+
+/* Runtime entry points generated at init (offsets in the code buffer). */
+typedef struct JitRuntime {
+    /* enter(cpu, host): load the guest registers, jump to host; returns the exit code. */
+    int (*enter)(CPUState *cpu, const void *host);
+    uint8_t *epilogue;      /* RW address: rax = exit code, cpu->pc set */
+    uint8_t *lookup;        /* RW address: rax = target pc (also in cpu->pc) */
+} JitRuntime;
+extern JitRuntime jit_rt;
+
+/* pcmap storage: pairs of (host offset from TB entry, guest offset). */
+uint16_t *tb_pcmap_alloc(unsigned n, uint32_t *index);
+
+#endif

@@ -1,0 +1,614 @@
+/*
+ * The translator: one block of guest RV64GC instructions -> x86-64, through
+ * the backend (src/x86/backend.c) and the encoder (src/x86/emit.c).
+ *
+ * Each instruction is translated on its own (no IR yet) against the fixed
+ * register mapping: guest registers in host registers are used in place,
+ * the others are read from / written to CPUState directly (as memory
+ * operands where x86 allows), x0 and immediates are folded. Every result
+ * goes straight to its home, so the guest state is exact at every
+ * instruction boundary (see exec_fault_restore).
+ *
+ * Natively translated: RV64I (ALU, loads/stores through be_guest_load/
+ * be_guest_store, branches as cmp + jcc, jal/jalr, lui/auipc, ecall,
+ * fence, fence.i), mul/mulw, and the common Zba/Zbb/Zbs operations.
+ * Everything else (FP, CSRs, atomics, division, ebreak, illegal encodings)
+ * calls the interpreter for that one instruction (be_call_interp): slower,
+ * but exactly the golden model.
+ */
+#include "riscv/translate.h"
+
+#include <cpuid.h>
+#include <stddef.h>
+
+#include "riscv/insn.h"
+#include "user/mm.h"
+#include "x86/backend.h"
+
+static bool have_lzcnt, have_tzcnt, have_popcnt;
+
+void translate_init(void)
+{
+    unsigned a, b, c, d;
+    if (__get_cpuid(1, &a, &b, &c, &d))
+        have_popcnt = c & (1u << 23);
+    if (__get_cpuid(0x80000001, &a, &b, &c, &d))
+        have_lzcnt = c & (1u << 5);
+    if (__get_cpuid_count(7, 0, &a, &b, &c, &d))
+        have_tzcnt = b & (1u << 3);
+}
+
+typedef struct T {
+    BeCtx *c;
+    Emit *e;
+    const Insn *in;
+    uint64_t pc;
+} T;
+
+/* -- Operands ---------------------------------------------------------------- */
+
+static inline int hr(int g) { return be_guest_reg[g]; }
+
+/* Host register to compute guest rd into: its own, or rax. */
+static inline int dst(int g) { return hr(g) >= 0 ? hr(g) : RAX; }
+
+/* Guest register g's value in some host register (its own, or tmp). */
+static int src(Emit *e, int g, int tmp)
+{
+    if (g == 0) {
+        emit_mov_ri(e, tmp, 0);
+        return tmp;
+    }
+    if (hr(g) >= 0)
+        return hr(g);
+    emit_ld64(e, tmp, REG_CPU, CPU_X_OFF(g));
+    return tmp;
+}
+
+/* Host register d = guest register g. */
+static void load_into(Emit *e, int d, int g)
+{
+    if (g == 0)
+        emit_mov_ri(e, d, 0);
+    else if (hr(g) >= 0)
+        emit_mov_rr(e, d, hr(g));
+    else
+        emit_ld64(e, d, REG_CPU, CPU_X_OFF(g));
+}
+
+/* Guest register g = host register h. */
+static void writeback(Emit *e, int g, int h)
+{
+    if (g == 0)
+        return;
+    if (hr(g) >= 0)
+        emit_mov_rr(e, hr(g), h);
+    else
+        emit_st64(e, h, REG_CPU, CPU_X_OFF(g));
+}
+
+/* Guest register g = constant v (clobbers tmp if needed). */
+static void set_imm(Emit *e, int g, uint64_t v, int tmp)
+{
+    if (g == 0)
+        return;
+    if (hr(g) >= 0) {
+        emit_mov_ri(e, hr(g), v);
+    } else if ((int64_t)v == (int32_t)v) {
+        emit_st64_imm(e, REG_CPU, CPU_X_OFF(g), (int32_t)v);
+    } else {
+        emit_mov_ri(e, tmp, v);
+        emit_st64(e, tmp, REG_CPU, CPU_X_OFF(g));
+    }
+}
+
+/* d = d op (guest register g). */
+static void arith_src(Emit *e, int op, int d, int g, bool w32)
+{
+    if (g == 0)
+        emit_arith_ri(e, op, d, 0, w32);
+    else if (hr(g) >= 0)
+        emit_arith_rr(e, op, d, hr(g), w32);
+    else
+        emit_arith_rm(e, op, d, REG_CPU, CPU_X_OFF(g), w32);
+}
+
+/* -- ALU ---------------------------------------------------------------------------- */
+
+static void alu_rr(T *t, int op, bool commutative, bool w32)
+{
+    const Insn *in = t->in;
+    int d = dst(in->rd);
+    if (in->rd == 0)
+        return;
+    if (d == hr(in->rs2) && in->rs2 != in->rs1) {
+        if (commutative) {
+            arith_src(t->e, op, d, in->rs1, w32);
+            goto done;
+        }
+        d = RAX;
+    }
+    load_into(t->e, d, in->rs1);
+    arith_src(t->e, op, d, in->rs2, w32);
+done:
+    if (w32)
+        emit_movslq(t->e, d, d);
+    writeback(t->e, in->rd, d);
+}
+
+static void alu_ri(T *t, int op, bool w32)
+{
+    const Insn *in = t->in;
+    int d = dst(in->rd);
+    if (in->rd == 0)
+        return;
+    load_into(t->e, d, in->rs1);
+    emit_arith_ri(t->e, op, d, (int32_t)in->imm, w32);
+    if (w32)
+        emit_movslq(t->e, d, d);
+    writeback(t->e, in->rd, d);
+}
+
+static void tr_addi(T *t, bool w32)
+{
+    const Insn *in = t->in;
+    if (in->rd == 0)
+        return;
+    if (in->rs1 == 0) {                                     /* li */
+        set_imm(t->e, in->rd, (uint64_t)in->imm, RAX);
+        return;
+    }
+    int d = dst(in->rd);
+    int s = src(t->e, in->rs1, RAX);
+    if (in->imm == 0 && !w32)                               /* mv */
+        emit_mov_rr(t->e, d, s);
+    else
+        emit_lea(t->e, d, s, NO_REG, 0, (int32_t)in->imm, w32);
+    if (w32)
+        emit_movslq(t->e, d, d);
+    writeback(t->e, in->rd, d);
+}
+
+static void tr_setcc_rr(T *t, int cc)
+{
+    const Insn *in = t->in;
+    if (in->rd == 0)
+        return;
+    int a = src(t->e, in->rs1, RAX);
+    arith_src(t->e, ARITH_CMP, a, in->rs2, false);
+    emit_setcc(t->e, cc, dst(in->rd));
+    writeback(t->e, in->rd, dst(in->rd));
+}
+
+static void tr_setcc_ri(T *t, int cc)
+{
+    const Insn *in = t->in;
+    if (in->rd == 0)
+        return;
+    int a = src(t->e, in->rs1, RAX);
+    emit_arith_ri(t->e, ARITH_CMP, a, (int32_t)in->imm, false);
+    emit_setcc(t->e, cc, dst(in->rd));
+    writeback(t->e, in->rd, dst(in->rd));
+}
+
+static void shift_imm(T *t, int op, bool w32)
+{
+    const Insn *in = t->in;
+    if (in->rd == 0)
+        return;
+    int d = dst(in->rd);
+    load_into(t->e, d, in->rs1);
+    emit_shift_ri(t->e, op, d, (unsigned)in->imm & (w32 ? 31 : 63), w32);
+    if (w32)
+        emit_movslq(t->e, d, d);
+    writeback(t->e, in->rd, d);
+}
+
+static void shift_reg(T *t, int op, bool w32)
+{
+    const Insn *in = t->in;
+    if (in->rd == 0)
+        return;
+    int d = dst(in->rd);
+    load_into(t->e, RCX, in->rs2);          /* before d: rd may be rs2 */
+    load_into(t->e, d, in->rs1);
+    emit_shift_cl(t->e, op, d, w32);
+    if (w32)
+        emit_movslq(t->e, d, d);
+    writeback(t->e, in->rd, d);
+}
+
+static void tr_mul(T *t, bool w32)
+{
+    const Insn *in = t->in;
+    if (in->rd == 0)
+        return;
+    int d = dst(in->rd), a = in->rs1, b = in->rs2;
+    if (d == hr(b) && a != b) {             /* commutative: d already holds rs2 */
+        b = a;
+    } else {
+        load_into(t->e, d, a);
+    }
+    int s = src(t->e, b, RCX);
+    emit_imul_rr(t->e, d, s, w32);
+    if (w32)
+        emit_movslq(t->e, d, d);
+    writeback(t->e, in->rd, d);
+}
+
+/* rd = (zext32?(rs1) << n) + rs2 */
+static void tr_shadd(T *t, int n, bool uw)
+{
+    const Insn *in = t->in;
+    if (in->rd == 0)
+        return;
+    int a = src(t->e, in->rs1, RAX);
+    if (uw) {
+        emit_movzlq(t->e, RAX, a);
+        a = RAX;
+    }
+    int b = src(t->e, in->rs2, RCX);
+    emit_lea(t->e, dst(in->rd), b, a, n, 0, false);
+    writeback(t->e, in->rd, dst(in->rd));
+}
+
+/* rd = rs1 op ~rs2 (andn, orn), or ~(rs1 ^ rs2) (xnor) */
+static void tr_logic_not(T *t, int op)
+{
+    const Insn *in = t->in;
+    if (in->rd == 0)
+        return;
+    if (op == ARITH_XOR) {
+        load_into(t->e, RAX, in->rs1);
+        arith_src(t->e, ARITH_XOR, RAX, in->rs2, false);
+        emit_grp3(t->e, EXT3_NOT, RAX, false);
+    } else {
+        load_into(t->e, RAX, in->rs2);
+        emit_grp3(t->e, EXT3_NOT, RAX, false);
+        arith_src(t->e, op, RAX, in->rs1, false);
+    }
+    writeback(t->e, in->rd, RAX);
+}
+
+static void tr_minmax(T *t, int cc)
+{
+    const Insn *in = t->in;
+    if (in->rd == 0)
+        return;
+    load_into(t->e, RAX, in->rs1);
+    load_into(t->e, RCX, in->rs2);
+    emit_arith_rr(t->e, ARITH_CMP, RAX, RCX, false);
+    emit_cmov(t->e, cc, RAX, RCX);
+    writeback(t->e, in->rd, RAX);
+}
+
+/* Unary: rd = f(rs1) with a host instruction reading rs1 and writing d. */
+static void tr_unary(T *t, int opc, bool w32)
+{
+    const Insn *in = t->in;
+    if (in->rd == 0)
+        return;
+    int s = src(t->e, in->rs1, RAX);
+    emit_bitop_rr(t->e, opc, dst(in->rd), s, w32);
+    writeback(t->e, in->rd, dst(in->rd));
+}
+
+static void tr_rev8(T *t)
+{
+    const Insn *in = t->in;
+    if (in->rd == 0)
+        return;
+    int d = dst(in->rd);
+    load_into(t->e, d, in->rs1);
+    emit_bswap(t->e, d);
+    writeback(t->e, in->rd, d);
+}
+
+/* bset/bclr/binv by register (bit index mod 64 in rcx) */
+static void tr_bitreg(T *t, int opc)
+{
+    const Insn *in = t->in;
+    if (in->rd == 0)
+        return;
+    int d = dst(in->rd);
+    load_into(t->e, RCX, in->rs2);
+    load_into(t->e, d, in->rs1);
+    emit_modrm(t->e, opc | P_REXW, RCX, d);
+    writeback(t->e, in->rd, d);
+}
+
+static void tr_bitimm(T *t, int ext)
+{
+    const Insn *in = t->in;
+    if (in->rd == 0)
+        return;
+    int d = dst(in->rd);
+    load_into(t->e, d, in->rs1);
+    emit_bt_ri(t->e, ext, d, (unsigned)in->imm & 63);
+    writeback(t->e, in->rd, d);
+}
+
+static void tr_bext(T *t, bool imm)
+{
+    const Insn *in = t->in;
+    if (in->rd == 0)
+        return;
+    int d = dst(in->rd);
+    if (imm) {
+        load_into(t->e, d, in->rs1);
+        emit_shift_ri(t->e, SHIFT_SHR, d, (unsigned)in->imm & 63, false);
+    } else {
+        load_into(t->e, RCX, in->rs2);
+        load_into(t->e, d, in->rs1);
+        emit_shift_cl(t->e, SHIFT_SHR, d, false);
+    }
+    emit_arith_ri(t->e, ARITH_AND, d, 1, false);
+    writeback(t->e, in->rd, d);
+}
+
+static void tr_ext(T *t, int opc)
+{
+    const Insn *in = t->in;
+    if (in->rd == 0)
+        return;
+    int s = src(t->e, in->rs1, RAX);
+    emit_modrm(t->e, opc | P_REXB_RM, dst(in->rd), s);
+    writeback(t->e, in->rd, dst(in->rd));
+}
+
+/* -- Memory ------------------------------------------------------------------------- */
+
+static bool tr_load(T *t, int size, bool sign)
+{
+    const Insn *in = t->in;
+    if (in->rs1 == 0)
+        return false;                       /* absolute address: rare, use the helper */
+    int a = src(t->e, in->rs1, RCX);
+    int d = in->rd ? dst(in->rd) : RAX;
+    be_guest_load(t->c, d, a, (int32_t)in->imm, size, sign, t->pc);
+    writeback(t->e, in->rd, d);
+    return true;
+}
+
+static bool tr_store(T *t, int size)
+{
+    const Insn *in = t->in;
+    if (in->rs1 == 0)
+        return false;
+    int v = src(t->e, in->rs2, RAX);
+    int a = src(t->e, in->rs1, RCX);
+    be_guest_store(t->c, v, a, (int32_t)in->imm, size, t->pc);
+    return true;
+}
+
+/* -- Control transfers -------------------------------------------------------------- */
+
+static int swap_cc(int cc)
+{
+    switch (cc) {
+    case CC_L:  return CC_G;
+    case CC_GE: return CC_LE;
+    case CC_B:  return CC_A;
+    case CC_AE: return CC_BE;
+    default:    return cc;      /* E, NE */
+    }
+}
+
+static void tr_branch(T *t, int cc)
+{
+    const Insn *in = t->in;
+    uint64_t taken = t->pc + (uint64_t)in->imm, next = t->pc + in->len;
+    if (in->rs1 == 0 && in->rs2 == 0) {
+        bool always = cc == CC_E || cc == CC_GE || cc == CC_AE;
+        be_goto_tb(t->c, 0, always ? taken : next);
+        return;
+    }
+    if (in->rs2 == 0) {
+        int a = src(t->e, in->rs1, RAX);
+        emit_arith_ri(t->e, ARITH_CMP, a, 0, false);
+    } else if (in->rs1 == 0) {
+        int b = src(t->e, in->rs2, RAX);
+        emit_arith_ri(t->e, ARITH_CMP, b, 0, false);
+        cc = swap_cc(cc);
+    } else {
+        int a = src(t->e, in->rs1, RAX);
+        arith_src(t->e, ARITH_CMP, a, in->rs2, false);
+    }
+    uint8_t *j = emit_jcc(t->e, cc);
+    be_goto_tb(t->c, 0, next);
+    emit_patch_rel32(j, t->e->p);
+    be_goto_tb(t->c, 1, taken);
+}
+
+static void tr_jalr(T *t)
+{
+    const Insn *in = t->in;
+    int a = src(t->e, in->rs1, RAX);
+    emit_lea(t->e, RAX, a, NO_REG, 0, (int32_t)in->imm, false);
+    emit_arith_ri(t->e, ARITH_AND, RAX, -2, false);
+    set_imm(t->e, in->rd, t->pc + in->len, RCX);
+    be_goto_ptr(t->c);
+}
+
+/* -- One instruction ------------------------------------------------------------------ */
+
+/*
+ * Translate one instruction; returns true if it ends the block. Anything
+ * not handled natively goes to the interpreter helper.
+ */
+static bool translate_insn(T *t)
+{
+    const Insn *in = t->in;
+    Emit *e = t->e;
+    switch ((enum insn_op)in->op) {
+    case OP_lui:   set_imm(e, in->rd, (uint64_t)in->imm, RAX); return false;
+    case OP_auipc: set_imm(e, in->rd, t->pc + (uint64_t)in->imm, RAX); return false;
+    case OP_jal:
+        set_imm(e, in->rd, t->pc + in->len, RAX);
+        be_goto_tb(t->c, 0, t->pc + (uint64_t)in->imm);
+        return true;
+    case OP_jalr: tr_jalr(t); return true;
+    case OP_beq:  tr_branch(t, CC_E); return true;
+    case OP_bne:  tr_branch(t, CC_NE); return true;
+    case OP_blt:  tr_branch(t, CC_L); return true;
+    case OP_bge:  tr_branch(t, CC_GE); return true;
+    case OP_bltu: tr_branch(t, CC_B); return true;
+    case OP_bgeu: tr_branch(t, CC_AE); return true;
+
+    case OP_lb:  if (tr_load(t, 1, true)) return false; break;
+    case OP_lh:  if (tr_load(t, 2, true)) return false; break;
+    case OP_lw:  if (tr_load(t, 4, true)) return false; break;
+    case OP_ld:  if (tr_load(t, 8, false)) return false; break;
+    case OP_lbu: if (tr_load(t, 1, false)) return false; break;
+    case OP_lhu: if (tr_load(t, 2, false)) return false; break;
+    case OP_lwu: if (tr_load(t, 4, false)) return false; break;
+    case OP_sb:  if (tr_store(t, 1)) return false; break;
+    case OP_sh:  if (tr_store(t, 2)) return false; break;
+    case OP_sw:  if (tr_store(t, 4)) return false; break;
+    case OP_sd:  if (tr_store(t, 8)) return false; break;
+
+    case OP_addi:  tr_addi(t, false); return false;
+    case OP_addiw: tr_addi(t, true); return false;
+    case OP_slti:  tr_setcc_ri(t, CC_L); return false;
+    case OP_sltiu: tr_setcc_ri(t, CC_B); return false;
+    case OP_xori:  alu_ri(t, ARITH_XOR, false); return false;
+    case OP_ori:   alu_ri(t, ARITH_OR, false); return false;
+    case OP_andi:  alu_ri(t, ARITH_AND, false); return false;
+    case OP_slli:  shift_imm(t, SHIFT_SHL, false); return false;
+    case OP_srli:  shift_imm(t, SHIFT_SHR, false); return false;
+    case OP_srai:  shift_imm(t, SHIFT_SAR, false); return false;
+    case OP_slliw: shift_imm(t, SHIFT_SHL, true); return false;
+    case OP_srliw: shift_imm(t, SHIFT_SHR, true); return false;
+    case OP_sraiw: shift_imm(t, SHIFT_SAR, true); return false;
+    case OP_add:   alu_rr(t, ARITH_ADD, true, false); return false;
+    case OP_sub:   alu_rr(t, ARITH_SUB, false, false); return false;
+    case OP_xor:   alu_rr(t, ARITH_XOR, true, false); return false;
+    case OP_or:    alu_rr(t, ARITH_OR, true, false); return false;
+    case OP_and:   alu_rr(t, ARITH_AND, true, false); return false;
+    case OP_addw:  alu_rr(t, ARITH_ADD, true, true); return false;
+    case OP_subw:  alu_rr(t, ARITH_SUB, false, true); return false;
+    case OP_slt:   tr_setcc_rr(t, CC_L); return false;
+    case OP_sltu:  tr_setcc_rr(t, CC_B); return false;
+    case OP_sll:   shift_reg(t, SHIFT_SHL, false); return false;
+    case OP_srl:   shift_reg(t, SHIFT_SHR, false); return false;
+    case OP_sra:   shift_reg(t, SHIFT_SAR, false); return false;
+    case OP_sllw:  shift_reg(t, SHIFT_SHL, true); return false;
+    case OP_srlw:  shift_reg(t, SHIFT_SHR, true); return false;
+    case OP_sraw:  shift_reg(t, SHIFT_SAR, true); return false;
+
+    case OP_fence: return false;            /* host stores are ordered enough; atomics seq_cst */
+    case OP_fence_i:
+        be_set_pc(t->c, t->pc + in->len);
+        be_exit(t->c, EXIT_FENCEI);
+        return true;
+    case OP_ecall:
+        be_set_pc(t->c, t->pc);
+        be_exit(t->c, EXIT_ECALL);
+        return true;
+
+    case OP_mul:  tr_mul(t, false); return false;
+    case OP_mulw: tr_mul(t, true); return false;
+
+    case OP_sh1add:    tr_shadd(t, 1, false); return false;
+    case OP_sh2add:    tr_shadd(t, 2, false); return false;
+    case OP_sh3add:    tr_shadd(t, 3, false); return false;
+    case OP_add_uw:    tr_shadd(t, 0, true); return false;
+    case OP_sh1add_uw: tr_shadd(t, 1, true); return false;
+    case OP_sh2add_uw: tr_shadd(t, 2, true); return false;
+    case OP_sh3add_uw: tr_shadd(t, 3, true); return false;
+    case OP_slli_uw:
+        if (in->rd) {
+            int s = src(e, in->rs1, RAX);
+            emit_movzlq(e, RAX, s);
+            emit_shift_ri(e, SHIFT_SHL, RAX, (unsigned)in->imm & 63, false);
+            writeback(e, in->rd, RAX);
+        }
+        return false;
+
+    case OP_andn: tr_logic_not(t, ARITH_AND); return false;
+    case OP_orn:  tr_logic_not(t, ARITH_OR); return false;
+    case OP_xnor: tr_logic_not(t, ARITH_XOR); return false;
+    case OP_clz:   if (have_lzcnt) { tr_unary(t, OPC_LZCNT, false); return false; } break;
+    case OP_clzw:  if (have_lzcnt) { tr_unary(t, OPC_LZCNT, true); return false; } break;
+    case OP_ctz:   if (have_tzcnt) { tr_unary(t, OPC_TZCNT, false); return false; } break;
+    case OP_ctzw:  if (have_tzcnt) { tr_unary(t, OPC_TZCNT, true); return false; } break;
+    case OP_cpop:  if (have_popcnt) { tr_unary(t, OPC_POPCNT, false); return false; } break;
+    case OP_cpopw: if (have_popcnt) { tr_unary(t, OPC_POPCNT, true); return false; } break;
+    case OP_sext_b: tr_ext(t, OPC_MOVSBL | P_REXW); return false;
+    case OP_sext_h: tr_ext(t, OPC_MOVSWL | P_REXW); return false;
+    case OP_zext_h: tr_ext(t, OPC_MOVZWL); return false;
+    case OP_max:  tr_minmax(t, CC_L); return false;
+    case OP_min:  tr_minmax(t, CC_G); return false;
+    case OP_maxu: tr_minmax(t, CC_B); return false;
+    case OP_minu: tr_minmax(t, CC_A); return false;
+    case OP_rol:  shift_reg(t, SHIFT_ROL, false); return false;
+    case OP_ror:  shift_reg(t, SHIFT_ROR, false); return false;
+    case OP_rolw: shift_reg(t, SHIFT_ROL, true); return false;
+    case OP_rorw: shift_reg(t, SHIFT_ROR, true); return false;
+    case OP_rori:  shift_imm(t, SHIFT_ROR, false); return false;
+    case OP_roriw: shift_imm(t, SHIFT_ROR, true); return false;
+    case OP_rev8: tr_rev8(t); return false;
+    case OP_bset:  tr_bitreg(t, OPC_BTS_EvGv); return false;
+    case OP_bclr:  tr_bitreg(t, OPC_BTR_EvGv); return false;
+    case OP_binv:  tr_bitreg(t, OPC_BTC_EvGv); return false;
+    case OP_bseti: tr_bitimm(t, BT_BTS); return false;
+    case OP_bclri: tr_bitimm(t, BT_BTR); return false;
+    case OP_binvi: tr_bitimm(t, BT_BTC); return false;
+    case OP_bext:  tr_bext(t, false); return false;
+    case OP_bexti: tr_bext(t, true); return false;
+
+    case OP_ebreak:
+    case OP_illegal:
+        be_call_interp(t->c, t->pc);        /* always leaves with the reason */
+        be_goto_tb(t->c, 0, t->pc + in->len);
+        return true;
+    default:
+        break;
+    }
+    be_call_interp(t->c, t->pc);
+    return false;
+}
+
+/* -- One block ------------------------------------------------------------------------- */
+
+static uint32_t fetch(uint64_t pc)
+{
+    uint32_t bits = *(const uint16_t *)g2h(pc);
+    if ((bits & 3) == 3)
+        bits |= (uint32_t)*(const uint16_t *)g2h(pc + 2) << 16;
+    return bits;
+}
+
+void translate_block(TB *tb, Emit *e, uint16_t map[][2])
+{
+    BeCtx c = { .e = *e, .tb = tb, .entry = e->p };
+    uint64_t page = tb->pc / GUEST_PAGE_SIZE;
+    uint64_t pc = tb->pc;
+    Insn in;
+    T t = { .c = &c, .e = &c.e, .in = &in };
+
+    be_tb_start(&c);
+    for (unsigned n = 0;; n++) {
+        if (n > 0) {
+            /* Stop at the page end and at the length limit. */
+            bool same_page = pc / GUEST_PAGE_SIZE == page;
+            uint64_t len = same_page ? insn_length(*(const uint16_t *)g2h(pc)) : 0;
+            if (n == TB_MAX_INSNS || !same_page || (pc + len - 1) / GUEST_PAGE_SIZE != page) {
+                be_goto_tb(&c, 0, pc);
+                break;
+            }
+        }
+        insn_decode(fetch(pc), &in);
+        map[n][0] = (uint16_t)(c.e.p - c.entry);
+        map[n][1] = (uint16_t)(pc - tb->pc);
+        tb->ninsns = (uint16_t)(n + 1);
+        t.pc = pc;
+        bool end = translate_insn(&t);
+        pc += in.len;
+        if (end)
+            break;
+    }
+    tb->guest_size = (uint32_t)(pc - tb->pc);
+    be_tb_finish(&c);
+    e->p = c.e.p;
+}

@@ -1,0 +1,30 @@
+/*
+ * Guest instructions -> x86-64 (src/riscv/translate.c).
+ */
+#ifndef XLAT_RISCV_TRANSLATE_H
+#define XLAT_RISCV_TRANSLATE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "exec/tb.h"
+#include "x86/emit.h"
+
+/* Host room that one block may need at most; callers check it first. */
+#define TRANSLATE_MAX_HOST (TB_MAX_INSNS * 640 + 1024)
+
+/*
+ * Translate the block starting at tb->pc into host code at e->p (the TB
+ * entry). The caller holds the mapping table read-locked and has checked
+ * that the first instruction is executable; the block stops before any
+ * instruction that starts on another page or crosses into one (unless it is
+ * the first, whose second page the caller also checked).
+ * Fills tb->guest_size, ninsns, jmp_field/jmp_stub, and map[i] =
+ * {host offset from the entry, guest offset} of each instruction.
+ */
+void translate_block(TB *tb, Emit *e, uint16_t map[][2]);
+
+/* Can the native translation of op be used on this host (and options)? */
+void translate_init(void);
+
+#endif

@@ -1,0 +1,25 @@
+/*
+ * The guest's view of /proc/self (procfs.c): files that describe the
+ * process image are synthesized so they show the guest, not xlat.
+ */
+#ifndef XLAT_USER_PROCFS_H
+#define XLAT_USER_PROCFS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Remember the guest's argv and initial sp; name the host thread after it. */
+void procfs_init(int argc, char *const argv[], uint64_t initial_sp);
+
+/*
+ * If `path` (the guest's string, before -L resolution) is a file procfs
+ * synthesizes, open it with `flags`: returns true with *ret = fd or -errno.
+ * Returns false for every other path.
+ */
+bool procfs_open(const char *path, int flags, int64_t *ret);
+
+/* readlink of /proc/self/exe and friends: true with *n = length or -errno. */
+bool procfs_readlink(const char *path, char *buf, size_t len, int64_t *n);
+
+#endif

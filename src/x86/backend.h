@@ -1,0 +1,89 @@
+/*
+ * The x86-64 backend: fixed register mapping, runtime stubs (prologue,
+ * epilogue, jump-cache lookup), block exits, helper calls, and the one
+ * place that emits guest memory accesses.
+ *
+ * Register convention inside translated code:
+ *   r15  CPUState *           r14  guest_base (host address of guest 0)
+ *   rax, rcx  scratch         rsp  16-byte aligned at helper calls
+ *   the other 11 registers hold the 11 most used guest registers for the
+ *   whole run of translated code (across chained blocks); the rest live in
+ *   CPUState.x[]. Every guest register is in its home (host register or
+ *   CPUState) at every instruction boundary, so a fault needs only the
+ *   mapped registers copied back (exec_fault_restore).
+ */
+#ifndef XLAT_X86_BACKEND_H
+#define XLAT_X86_BACKEND_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "exec/tb.h"
+#include "x86/emit.h"
+
+#define REG_CPU   R15
+#define REG_GBASE R14
+#define REG_T0    RAX
+#define REG_T1    RCX
+
+#define BE_NUM_MAPPED 11
+/* Host register of guest register g, or -1 if it lives in CPUState (x0: -1). */
+extern const int8_t be_guest_reg[32];
+/* Guest register held by host register h, or -1. */
+extern const int8_t be_host_guest[16];
+
+#define CPU_X_OFF(g) ((int32_t)(offsetof(CPUState, x) + 8 * (g)))
+
+/* Per-block code generation state. */
+typedef struct BeSlow { uint8_t *jcc; uint8_t *resume; uint64_t pc; } BeSlow;
+typedef struct BeStub { int slot; uint64_t target; } BeStub;
+
+typedef struct BeCtx {
+    Emit e;
+    TB *tb;
+    uint8_t *entry;             /* RW address of the TB entry */
+    uint8_t *poll_jcc;          /* the entry poll's branch to its exit */
+    BeSlow slow[TB_MAX_INSNS];
+    int nslow;
+    BeStub stub[2];
+    int nstub;
+} BeCtx;
+
+/* Write the runtime stubs at e (once per code buffer generation). */
+void be_gen_runtime(Emit *e, JitRuntime *rt, uint8_t *gbase);
+
+/* Block start (exit poll) and end (out-of-line paths, exit stubs). */
+void be_tb_start(BeCtx *c);
+void be_tb_finish(BeCtx *c);
+
+/* cpu->pc = pc (clobbers rax). */
+void be_set_pc(BeCtx *c, uint64_t pc);
+/* Leave translated code with exit code `code` (cpu->pc already set). */
+void be_exit(BeCtx *c, int code);
+/* Direct exit through goto_tb slot `slot` (0 or 1) to guest pc target. */
+void be_goto_tb(BeCtx *c, int slot, uint64_t target);
+/* Indirect exit: rax holds the target pc. */
+void be_goto_ptr(BeCtx *c);
+
+/*
+ * Execute the instruction at pc with the interpreter (everything the
+ * translator does not handle natively): spill, call, reload, leave on a
+ * nonzero exit reason.
+ */
+void be_call_interp(BeCtx *c, uint64_t pc);
+
+/* Spill / reload the mapped guest registers to / from CPUState. */
+void be_store_mapped(Emit *e);
+void be_load_mapped(Emit *e);
+
+/*
+ * Guest memory access of `size` bytes at guest address (value of host
+ * register addr) + disp: a load into host register dst (sign- or
+ * zero-extended) or a store of host register src. addr must not be rax.
+ * If the address register is outside the window, the instruction at pc is
+ * executed by the interpreter instead (out of line).
+ */
+void be_guest_load(BeCtx *c, int dst, int addr, int32_t disp, int size, bool sign, uint64_t pc);
+void be_guest_store(BeCtx *c, int src, int addr, int32_t disp, int size, uint64_t pc);
+
+#endif

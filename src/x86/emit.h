@@ -1,0 +1,187 @@
+/*
+ * x86-64 machine code encoder.
+ *
+ * The backend never writes raw bytes: it names an opcode (OPC_*, with the
+ * 0x0f escape, operand-size prefix, REX.W and mandatory SIMD prefixes folded
+ * into the constant as P_* flag bits, as QEMU's tcg/i386 does) and calls an
+ * encoding primitive: emit_opc (prefixes + opcode), emit_modrm (register
+ * operand), emit_modrm_mem (base + index*scale + disp operand). Everything
+ * else here is a short, named instruction built from those.
+ *
+ * Code is emitted forwards into an Emit buffer. The buffer never checks its
+ * end per byte: callers check emit_room() before each unit of work (one
+ * guest instruction) with a generous margin.
+ */
+#ifndef XLAT_X86_EMIT_H
+#define XLAT_X86_EMIT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef enum HostReg {
+    RAX, RCX, RDX, RBX, RSP, RBP, RSI, RDI,
+    R8, R9, R10, R11, R12, R13, R14, R15,
+    NO_REG = -1,
+} HostReg;
+
+typedef struct Emit {
+    uint8_t *start;     /* where writing started (RW view) */
+    uint8_t *p;         /* next byte */
+    uint8_t *end;       /* hard end of the buffer */
+} Emit;
+
+static inline bool emit_room(const Emit *e, unsigned n) { return e->p + n <= e->end; }
+
+/* -- Opcode flags and names ----------------------------------------------- */
+
+#define P_EXT     0x100     /* 0x0f escape */
+#define P_EXT38   0x200     /* 0x0f 0x38 escape */
+#define P_DATA16  0x400     /* 0x66 operand-size prefix */
+#define P_REXW    0x1000    /* REX.W: 64-bit operand */
+#define P_REXB_R  0x2000    /* reg field names a byte register (needs REX for sil..) */
+#define P_REXB_RM 0x4000    /* r/m field names a byte register */
+#define P_SIMDF3  0x10000   /* 0xf3 mandatory prefix */
+
+#define OPC_ARITH_EvIz  0x81
+#define OPC_ARITH_EvIb  0x83
+#define OPC_ARITH_GvEv  0x03    /* | ARITH_x << 3 */
+#define OPC_ARITH_EvGv  0x01    /* | ARITH_x << 3 */
+#define OPC_BSWAP       (0xc8 | P_EXT)
+#define OPC_BT_EvIb     (0xba | P_EXT)  /* /4 bt, /5 bts, /6 btr, /7 btc */
+#define OPC_BTS_EvGv    (0xab | P_EXT)
+#define OPC_BTR_EvGv    (0xb3 | P_EXT)
+#define OPC_BTC_EvGv    (0xbb | P_EXT)
+#define OPC_CALL_Jz     0xe8
+#define OPC_CMOVCC      (0x40 | P_EXT)
+#define OPC_GRP3_Ev     0xf7
+#define OPC_GRP5        0xff
+#define OPC_IMUL_GvEv   (0xaf | P_EXT)
+#define OPC_JCC_long    (0x80 | P_EXT)
+#define OPC_JCC_short   0x70
+#define OPC_JMP_long    0xe9
+#define OPC_JMP_short   0xeb
+#define OPC_LEA         0x8d
+#define OPC_LZCNT       (0xbd | P_EXT | P_SIMDF3)
+#define OPC_MOVB_EvGv   (0x88 | P_REXB_R)
+#define OPC_MOVL_EvGv   0x89
+#define OPC_MOVL_GvEv   0x8b
+#define OPC_MOVL_EvIz   0xc7
+#define OPC_MOVL_Iv     0xb8
+#define OPC_MOVSBL      (0xbe | P_EXT)
+#define OPC_MOVSWL      (0xbf | P_EXT)
+#define OPC_MOVSLQ      (0x63 | P_REXW)
+#define OPC_MOVZBL      (0xb6 | P_EXT)
+#define OPC_MOVZWL      (0xb7 | P_EXT)
+#define OPC_NOP         0x90
+#define OPC_POPCNT      (0xb8 | P_EXT | P_SIMDF3)
+#define OPC_POP_r32     0x58
+#define OPC_PUSH_r32    0x50
+#define OPC_RET         0xc3
+#define OPC_SETCC       (0x90 | P_EXT | P_REXB_RM)
+#define OPC_SHIFT_Ib    0xc1
+#define OPC_SHIFT_cl    0xd3
+#define OPC_TESTL       0x85
+#define OPC_TZCNT       (0xbc | P_EXT | P_SIMDF3)
+#define OPC_XCHG_EvGv   0x87
+
+/* Group 1 arithmetic (the /r of 0x81/0x83, bits 5:3 of 0x01-0x3b). */
+enum { ARITH_ADD = 0, ARITH_OR = 1, ARITH_ADC = 2, ARITH_SBB = 3,
+       ARITH_AND = 4, ARITH_SUB = 5, ARITH_XOR = 6, ARITH_CMP = 7 };
+/* Group 2 shifts (the /r of 0xc1/0xd3). */
+enum { SHIFT_ROL = 0, SHIFT_ROR = 1, SHIFT_SHL = 4, SHIFT_SHR = 5, SHIFT_SAR = 7 };
+/* Group 3 (0xf7) and group 5 (0xff) extensions. */
+enum { EXT3_NOT = 2, EXT3_NEG = 3, EXT3_MUL = 4, EXT3_IMUL = 5 };
+enum { EXT5_CALLN_Ev = 2, EXT5_JMPN_Ev = 4 };
+/* Group 8 bit tests (0x0f 0xba). */
+enum { BT_BT = 4, BT_BTS = 5, BT_BTR = 6, BT_BTC = 7 };
+
+/* Condition codes (low nibble of jcc/setcc/cmovcc). */
+enum {
+    CC_O = 0x0, CC_NO = 0x1, CC_B = 0x2, CC_AE = 0x3, CC_E = 0x4, CC_NE = 0x5,
+    CC_BE = 0x6, CC_A = 0x7, CC_S = 0x8, CC_NS = 0x9, CC_L = 0xc, CC_GE = 0xd,
+    CC_LE = 0xe, CC_G = 0xf,
+};
+
+/* -- Encoding primitives ---------------------------------------------------- */
+
+static inline void emit_u8(Emit *e, uint8_t v)  { *e->p++ = v; }
+static inline void emit_imm32(Emit *e, uint32_t v)
+{
+    for (int i = 0; i < 4; i++)
+        *e->p++ = (uint8_t)(v >> (8 * i));
+}
+static inline void emit_imm64(Emit *e, uint64_t v)
+{
+    emit_imm32(e, (uint32_t)v);
+    emit_imm32(e, (uint32_t)(v >> 32));
+}
+
+/* Prefixes, REX (from r, rm, index) and the opcode bytes of opc. */
+void emit_opc(Emit *e, int opc, int r, int rm, int index);
+/* opc with a register-direct operand: modrm mod=3. */
+void emit_modrm(Emit *e, int opc, int r, int rm);
+/* opc with memory operand [base + index << shift + disp] (index NO_REG: none). */
+void emit_modrm_mem(Emit *e, int opc, int r, int base, int index, int shift, int32_t disp);
+
+/* -- Instructions ----------------------------------------------------------- */
+
+/* rd = rs (64-bit); nothing if they are the same register. */
+void emit_mov_rr(Emit *e, int rd, int rs);
+/* rd = imm, in the shortest form (xor, mov r32, mov r64 sign-extended, movabs). */
+void emit_mov_ri(Emit *e, int rd, uint64_t imm);
+/* 64-bit load/store at [base + disp] (and the same with an index register). */
+void emit_ld64(Emit *e, int rd, int base, int32_t disp);
+void emit_st64(Emit *e, int rs, int base, int32_t disp);
+/* Store sign-extended imm32 to the qword at [base + disp]. */
+void emit_st64_imm(Emit *e, int base, int32_t disp, int32_t imm);
+/* Sized guest loads: size 1/2/4/8 bytes, sign- or zero-extended to 64 bits. */
+void emit_load_sized(Emit *e, int rd, int base, int index, int32_t disp, int size, bool sign);
+void emit_store_sized(Emit *e, int rs, int base, int index, int32_t disp, int size);
+/* Group 1 arithmetic, 64-bit (w32 false) or 32-bit. */
+void emit_arith_rr(Emit *e, int op, int rd, int rs, bool w32);
+void emit_arith_ri(Emit *e, int op, int rd, int32_t imm, bool w32);
+void emit_arith_rm(Emit *e, int op, int rd, int base, int32_t disp, bool w32);
+/* Shifts by an immediate or by cl. */
+void emit_shift_ri(Emit *e, int op, int rd, unsigned n, bool w32);
+void emit_shift_cl(Emit *e, int op, int rd, bool w32);
+/* rd = sign-extend the low 32 bits of rs. */
+void emit_movslq(Emit *e, int rd, int rs);
+/* rd = zero-extend the low 32 bits of rs (mov r32, r32). */
+void emit_movzlq(Emit *e, int rd, int rs);
+void emit_lea(Emit *e, int rd, int base, int index, int shift, int32_t disp, bool w32);
+void emit_setcc(Emit *e, int cc, int rd);       /* rd = cc ? 1 : 0 (all 64 bits) */
+void emit_cmov(Emit *e, int cc, int rd, int rs);
+void emit_imul_rr(Emit *e, int rd, int rs, bool w32);
+void emit_test_rr(Emit *e, int a, int b);
+/* Unary ops: NOT/NEG (group 3), BSWAP, LZCNT/TZCNT/POPCNT. */
+void emit_grp3(Emit *e, int ext, int rd, bool w32);
+void emit_bswap(Emit *e, int rd);
+void emit_bitop_rr(Emit *e, int opc, int rd, int rs, bool w32);
+void emit_bt_ri(Emit *e, int ext, int rd, unsigned bit);
+void emit_push(Emit *e, int r);
+void emit_pop(Emit *e, int r);
+void emit_ret(Emit *e);
+/* call/jmp through a register. */
+void emit_call_r(Emit *e, int r);
+void emit_jmp_r(Emit *e, int r);
+void emit_jmp_mem(Emit *e, int base, int32_t disp);
+
+/*
+ * Relative branches to labels that may not exist yet: each returns the
+ * address of its rel32 field; emit_patch_rel32 points it at target.
+ * emit_jmp_aligned places the rel32 field on a 4-byte boundary (nop padding
+ * before the opcode) so it can later be repatched with one atomic store.
+ */
+uint8_t *emit_jcc(Emit *e, int cc);
+uint8_t *emit_jmp(Emit *e);
+uint8_t *emit_jmp_aligned(Emit *e);
+static inline void emit_patch_rel32(uint8_t *field, const uint8_t *target)
+{
+    int32_t rel = (int32_t)(target - (field + 4));
+    for (int i = 0; i < 4; i++)
+        field[i] = (uint8_t)((uint32_t)rel >> (8 * i));
+}
+/* n bytes of padding (multi-byte nops). */
+void emit_nops(Emit *e, unsigned n);
+
+#endif
