@@ -62,6 +62,8 @@ static enum exit_reason run_logged(CPUState *cpu)
         enum exit_reason r = interp_step(cpu);
         if (r != EXIT_NONE)
             return r;
+        if (cpu->exit_request)
+            return EXIT_REQUEST;           /* a signal arrived */
     }
 }
 

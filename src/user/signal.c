@@ -280,6 +280,20 @@ void signal_sigmask_end(int64_t ret)
     check_held(ts);
 }
 
+int64_t signal_suspend(uint64_t guest_mask)
+{
+    ThreadSignals *ts = &thread_signals;
+    uint64_t host = signal_sigmask_begin(guest_mask);
+    /* A held SIGSEGV/SIGBUS the new mask lets through ends the wait at once. */
+    if (__atomic_load_n(&ts->held, __ATOMIC_ACQUIRE) & ~ts->blocked) {
+        ts->pending = 1;
+        return -EINTR;
+    }
+    int64_t r = safe_syscall(SYS_rt_sigsuspend, &host, 8L);
+    signal_sigmask_end(r);
+    return r;
+}
+
 /* -- The host handler and safe_syscall ---------------------------------------------- */
 
 /*

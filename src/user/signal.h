@@ -40,6 +40,13 @@
  *    delivered at once by signal_raise_sync(); blocked or ignored ones kill
  *    the process, as the kernel's force_sig does.
  *
+ * Known gaps: a signal taken into the slot but not yet delivered does not
+ * coalesce with a second instance of it (Linux would merge them while
+ * both are pending); SIGSEGV/SIGBUS sent by kill() while blocked are held
+ * by xlat, so rt_sigtimedwait and ppoll/pselect6 masks do not see them
+ * (rt_sigsuspend and rt_sigpending do); a signal arriving between
+ * signal_exec_prepare and the host execve is lost.
+ *
  * xlat uses host signals 1..64 with the same numbers as the guest, through
  * raw system calls (host glibc hides 32 and 33 from sigaction/sigprocmask):
  * xlat itself must not rely on glibc's SIGCANCEL/SIGSETXID (no
@@ -181,6 +188,9 @@ void signal_set_blocked(uint64_t mask);
  */
 uint64_t signal_sigmask_begin(uint64_t guest_mask);
 void signal_sigmask_end(int64_t ret);
+
+/* rt_sigsuspend with guest_mask: -EINTR once a signal was taken (or -XLAT_ERESTARTSYS). */
+int64_t signal_suspend(uint64_t guest_mask);
 
 /*
  * sigaltstack at guest sp: old (if not NULL) gets the current setting, ss

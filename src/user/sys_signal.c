@@ -109,10 +109,7 @@ int64_t sys_rt_sigsuspend(CPUState *cpu, const uint64_t *a)
         return -EINVAL;
     if (copy_from_guest(&set, a[0], sizeof set))
         return -EFAULT;
-    uint64_t host = signal_sigmask_begin(set);
-    int64_t r = safe_syscall(SYS_rt_sigsuspend, &host, 8L);
-    signal_sigmask_end(r);
-    return r;
+    return signal_suspend(set);
 }
 
 int64_t sys_rt_sigtimedwait(CPUState *cpu, const uint64_t *a)
