@@ -15,17 +15,24 @@
 #
 # The tree is cached in ${XDG_CACHE_HOME:-$HOME/.cache}/xlat/
 # rootfs-trixie-riscv64 behind a stamp file written last, so an interrupted
-# build is redone and a finished one is reused. Concurrent callers
-# serialize on a lock. Diagnostics go to stderr, the path to stdout.
+# build is redone and a finished one is reused; the stamp's first line is
+# the package list, so changing the list rebuilds. A rebuild happens in a
+# staging directory beside the tree and replaces it only when complete, so
+# programs still running from the old tree are not pulled from under them.
+# Concurrent callers serialize on a lock. Diagnostics go to stderr, the
+# path to stdout.
 #
 # Exit status: 0 ready; 2 the download failed (network, archive);
 # 1 anything else (missing tools, not root, unexpected layout).
 set -euo pipefail
 
+# libc6-dev (crt*.o, libc.so, headers), libgcc-14-dev and linux-libc-dev
+# let the guest's gcc link programs; make builds small projects;
+# libpython3.13-stdlib brings the modules python3-minimal lacks (queue ...).
 PACKAGES=(
     bash coreutils busybox-static python3-minimal perl-base sqlite3 lua5.4
     xz-utils gzip file findutils grep sed gawk diffutils gcc-14 cpp-14
-    binutils
+    binutils libc6-dev libgcc-14-dev linux-libc-dev make libpython3.13-stdlib
 )
 
 CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/xlat
@@ -66,14 +73,15 @@ fi
 SCRIPT=
 [[ -e /usr/share/debootstrap/scripts/trixie ]] || SCRIPT=/usr/share/debootstrap/scripts/sid
 
+STAGE=$ROOT.new
 ok=0
 for ((try = 1; try <= TRIES; try++)); do
     # A half-built tree confuses debootstrap: always start from scratch.
-    rm -rf "$ROOT"
-    say "debootstrap trixie riscv64 into $ROOT (try $try/$TRIES, log $LOG)..."
+    rm -rf "$STAGE"
+    say "debootstrap trixie riscv64 into $STAGE (try $try/$TRIES, log $LOG)..."
     if debootstrap --foreign --arch=riscv64 --variant=minbase \
             --include="$(IFS=,; echo "${PACKAGES[*]}")" \
-            trixie "$ROOT" $SCRIPT >"$LOG" 2>&1; then
+            trixie "$STAGE" $SCRIPT >"$LOG" 2>&1; then
         ok=1
         break
     fi
@@ -89,25 +97,26 @@ fi
 # The second stage cannot run: unpack every downloaded package ourselves.
 # dpkg-deb -x keeps the merged-/usr symlinks (bin -> usr/bin ...) intact.
 shopt -s nullglob
-debs=("$ROOT"/var/cache/apt/archives/*.deb)
-[[ ${#debs[@]} -gt 0 ]] || { say "no .deb under $ROOT/var/cache/apt/archives"; exit 1; }
+debs=("$STAGE"/var/cache/apt/archives/*.deb)
+[[ ${#debs[@]} -gt 0 ]] || { say "no .deb under $STAGE/var/cache/apt/archives"; exit 1; }
 say "unpacking ${#debs[@]} packages..."
 for deb in "${debs[@]}"; do
-    dpkg-deb -x "$deb" "$ROOT"
+    dpkg-deb -x "$deb" "$STAGE"
 done
 
 # Sanity: the merged-/usr layout survived and the programs callers rely on
 # are riscv64 ELF files.
 for link in bin lib sbin; do
-    [[ -L $ROOT/$link ]] || { say "$ROOT/$link is not a symlink (merged /usr broken)"; exit 1; }
+    [[ -L $STAGE/$link ]] || { say "$STAGE/$link is not a symlink (merged /usr broken)"; exit 1; }
 done
 for prog in usr/bin/bash usr/bin/busybox usr/bin/python3.13 usr/bin/sqlite3 \
             usr/bin/lua5.4 usr/bin/xz usr/bin/gcc-14 \
-            usr/libexec/gcc/riscv64-linux-gnu/14/cc1 lib/ld-linux-riscv64-lp64d.so.1; do
-    [[ -e $ROOT/$prog ]] || { say "missing $ROOT/$prog after unpacking"; exit 1; }
+            usr/libexec/gcc/riscv64-linux-gnu/14/cc1 lib/ld-linux-riscv64-lp64d.so.1 \
+            usr/lib/riscv64-linux-gnu/crt1.o usr/bin/make usr/lib/python3.13/queue.py; do
+    [[ -e $STAGE/$prog ]] || { say "missing $STAGE/$prog after unpacking"; exit 1; }
 done
-if command -v file >/dev/null && ! file -L "$ROOT/usr/bin/bash" | grep -q 'RISC-V'; then
-    say "$ROOT/usr/bin/bash is not a RISC-V binary"
+if command -v file >/dev/null && ! file -L "$STAGE/usr/bin/bash" | grep -q 'RISC-V'; then
+    say "$STAGE/usr/bin/bash is not a RISC-V binary"
     exit 1
 fi
 
@@ -115,7 +124,11 @@ fi
     echo "$WANT"
     date -u +'built: %Y-%m-%dT%H:%M:%SZ'
     for deb in "${debs[@]}"; do basename "$deb"; done
-} >"$STAMP.new"
-mv "$STAMP.new" "$STAMP"
+} >"$STAGE/.xlat-rootfs-stamp"
+# Swap the finished tree in; the old one is removed after the swap.
+rm -rf "$ROOT.old"
+[[ -e $ROOT ]] && mv "$ROOT" "$ROOT.old"
+mv "$STAGE" "$ROOT"
+rm -rf "$ROOT.old"
 say "ready: $ROOT"
 echo "$ROOT"

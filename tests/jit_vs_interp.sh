@@ -17,8 +17,8 @@ for src in "${srcs[@]}"; do
     args=$(head -n 10 "$src" | sed -n 's/^[[:space:]]*\(\/\/\|#\|\/\*\)[[:space:]]*xlat-args:[[:space:]]*\(.*\)$/\2/p' |
            sed 's/[[:space:]]*\*\/[[:space:]]*$//' | head -n 1)
     read -r -a argv <<<"$args"
-    out_j=$(cd "$BUILD/guest" && timeout 60 "$XLAT" "$elf" "${argv[@]}" 2>/dev/null </dev/null); st_j=$?
-    out_i=$(cd "$BUILD/guest" && timeout 60 "$XLAT" --interp "$elf" "${argv[@]}" 2>/dev/null </dev/null); st_i=$?
+    out_j=$(cd "$BUILD/guest" && timeout -k 2 30 "$XLAT" "$elf" "${argv[@]}" 2>/dev/null </dev/null); st_j=$?
+    out_i=$(cd "$BUILD/guest" && timeout -k 2 30 "$XLAT" --interp "$elf" "${argv[@]}" 2>/dev/null </dev/null); st_i=$?
     ran=$((ran + 1))
     if [[ $st_j != "$st_i" || $out_j != "$out_i" ]]; then
         echo "MISMATCH $name: jit status $st_j, interp status $st_i"
