@@ -1,6 +1,8 @@
 # xlat: one plain Makefile. `make` builds build/xlat; `make check` runs every
-# test; `make demo` runs real riscv64 busybox side by side with qemu-riscv64.
-# Objects go out of tree under build/. `make SAN=1` builds with ASan+UBSan.
+# test; `make demo` runs Debian riscv64 programs (gcc, python3, bash, busybox)
+# side by side with qemu-riscv64. Objects go out of tree under build/.
+# `make SAN=1` builds with ASan+UBSan (`make check-san` runs the suite on it;
+# `make check` does too when CI=true). `make fuzz` runs the fuzzers longer.
 
 CC      ?= cc
 BUILD   ?= build
@@ -47,9 +49,24 @@ deps:
 
 # deps installs the compilers, so it must finish before anything builds,
 # even under make -j: the build runs in a sub-make after it.
+# Under CI (CI=true) check also runs the whole suite again on the ASan+UBSan
+# build (check-san), so CI's one command covers both.
 check: deps
 	@$(MAKE) --no-print-directory all unit
 	@tests/run.sh $(BUILD)
+	@if [ "$(CI)" = true ] && [ "$(SAN)" != 1 ]; then $(MAKE) --no-print-directory check-san; fi
+
+# The suite on the sanitizer build (build-san). The fuzzers are ASan builds
+# already, so tests/fuzz.sh skips itself there.
+check-san: deps
+	@$(MAKE) --no-print-directory SAN=1 BUILD=build-san all unit
+	@XLAT_SAN_SUITE=1 tests/run.sh build-san
+
+# libFuzzer targets (tests/fuzz/), FUZZ_SECONDS each (make check runs 15 s).
+FUZZ_SECONDS ?= 300
+fuzz: deps
+	@$(MAKE) --no-print-directory all
+	@FUZZ_SECONDS=$(FUZZ_SECONDS) tests/fuzz.sh $(BUILD)
 
 demo: deps
 	@$(MAKE) --no-print-directory all
@@ -63,6 +80,6 @@ bench: deps
 clean:
 	rm -rf build build-san
 
-.PHONY: all unit deps check demo bench clean
+.PHONY: all unit deps check check-san fuzz demo bench clean
 
 -include $(OBJS:.o=.d) $(UNIT_BINS:=.d)

@@ -12,6 +12,8 @@ PKGS=(
     libc6-dev-riscv64-cross          # static riscv64 glibc for them
     binutils-riscv64-linux-gnu       # objdump, the disassembler reference
     qemu-user                        # qemu-riscv64, the behaviour reference
+    gdb-multiarch                    # tests/gdb_batch.sh drives xlat -g with it
+    clang libclang-rt-14-dev xxd     # tests/fuzz.sh: libFuzzer targets, hex corpus
     debootstrap                      # fetches real riscv64 Debian programs
     debian-archive-keyring           # ... and verifies them
     file coreutils diffutils util-linux gzip

@@ -19,6 +19,8 @@
 #include <unistd.h>
 
 #include "riscv/cpu.h"
+#include "riscv/isa.h"
+#include "user/canary.h"
 #include "user/fault.h"
 #include "user/loader.h"
 #include "user/mm.h"
@@ -27,6 +29,9 @@
 #include "user/signal.h"
 #include "user/cpu_loop.h"
 #include "exec/exec.h"
+#include "exec/perfmap.h"
+#include "user/gdbstub.h"
+#include "user/symbols.h"
 
 #define XLAT_VERSION "0.1"
 
@@ -46,14 +51,29 @@ static void usage(FILE *out)
         "  -U var             remove an environment variable from the guest [QEMU_UNSET_ENV]\n"
         "  -0 argv0           pass argv0 as the program's argv[0] [QEMU_ARGV0]\n"
         "  -s size            guest stack size, e.g. 8M [QEMU_STACK_SIZE]\n"
-        "  -d item[,...]      log items: in_asm, exec, unimp, page, strace; -d help lists them [QEMU_LOG]\n"
+        "  -d item[,...]      log items: in_asm, out_asm, exec, nochain, unimp, page, strace,\n"
+        "                     stats; -d help lists them [QEMU_LOG]\n"
         "  -D logfile         write logs to logfile instead of stderr [QEMU_LOG_FILENAME]\n"
         "  -strace            log system calls [QEMU_STRACE]\n"
+        "  -cpu isa           guest ISA: rv64gc, rv64imac_zba_zbb, max (default)...; instructions\n"
+        "                     of other extensions raise SIGILL; -cpu help [QEMU_CPU]\n"
+        "  -g port            wait for gdb on TCP port before the first instruction [QEMU_GDB]\n"
+        "  -perfmap           write /tmp/perf-PID.map naming translated code by guest symbol\n"
+        "  -jitdump           write ./jit-PID.dump for perf inject --jit\n"
+        "  -B addr, -R size   not supported: the guest window is fixed (%llu GiB at guest 0)\n"
         "  --interp           run with the interpreter instead of the JIT\n"
+        "  --tune item[,...]  JIT dispatch mechanisms, all on by default [XLAT_TUNE]:\n"
+        "                     no-cflags (recompute dispatch flags each dispatch),\n"
+        "                     no-nostore (per-block bookkeeping stores), no-inline-jc\n"
+        "                     (indirect exits use a shared lookup stub), no-xpage (no chaining\n"
+        "                     across guest pages), no-cycle-poll (exit poll in every block),\n"
+        "                     no-poison (poll at indirect exits instead of poisoning the jump\n"
+        "                     cache), no-disp (guest displacement added by a separate lea),\n"
+        "                     jc-bits=N (jump cache of 2^N entries, 10..18, default 16)\n"
         "\n"
         "The guest lives in a reserved %llu GiB window of the host address space\n"
         "and can neither read nor write xlat's own memory.\n",
-        GUEST_SPACE_SIZE >> 30);
+        GUEST_SPACE_SIZE >> 30, GUEST_SPACE_SIZE >> 30);
 }
 
 static _Noreturn void die(const char *fmt, const char *arg)
@@ -66,6 +86,41 @@ static _Noreturn void die(const char *fmt, const char *arg)
 
 /* -- Option values -------------------------------------------------------- */
 
+static const struct { const char *name; bool *flag; } tune_items[] = {
+    { "cflags", &tune.cflags }, { "nostore", &tune.nostore }, { "inline-jc", &tune.inline_jc },
+    { "xpage", &tune.xpage }, { "cycle-poll", &tune.cycle_poll }, { "poison", &tune.poison },
+    { "disp", &tune.disp },
+};
+static char tune_arg[256];          /* every --tune given, for an exec'd xlat */
+
+/* --tune no-NAME,NAME,jc-bits=N */
+static void parse_tune(const char *v)
+{
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", v);
+    snprintf(tune_arg + strlen(tune_arg), sizeof tune_arg - strlen(tune_arg), "%s%s",
+             tune_arg[0] ? "," : "", v);
+    for (char *save = NULL, *item = strtok_r(buf, ",", &save); item;
+         item = strtok_r(NULL, ",", &save)) {
+        if (!strncmp(item, "jc-bits=", 8)) {
+            char *end;
+            unsigned long n = strtoul(item + 8, &end, 10);
+            if (*end || n < 10 || n > 18)
+                die("--tune jc-bits=N needs 10 <= N <= 18, not '%s'", item + 8);
+            tune.jc_bits = (unsigned)n;
+            continue;
+        }
+        bool on = strncmp(item, "no-", 3) != 0;
+        const char *name = on ? item : item + 3;
+        size_t i = 0;
+        while (i < sizeof tune_items / sizeof tune_items[0] && strcmp(tune_items[i].name, name))
+            i++;
+        if (i == sizeof tune_items / sizeof tune_items[0])
+            die("unknown --tune item '%s' (try -h)", item);
+        *tune_items[i].flag = on;
+    }
+}
+
 static const struct { const char *name; unsigned mask; const char *help; } log_items[] = {
     { "in_asm", LOG_IN_ASM, "show guest instructions as they are first run" },
     { "exec",   LOG_EXEC,   "show each executed guest pc" },
@@ -74,6 +129,7 @@ static const struct { const char *name; unsigned mask; const char *help; } log_i
     { "strace", LOG_STRACE, "log system calls (same as -strace)" },
     { "out_asm", LOG_OUT_ASM, "show the host code of each translated block (hex)" },
     { "nochain", LOG_NOCHAIN, "do not chain translated blocks together" },
+    { "stats",  LOG_STATS,  "print execution counters (blocks, chains, exits) at exit" },
 };
 
 static void parse_log_items(const char *list)
@@ -119,6 +175,31 @@ static void set_stack_size(const char *s)
     if (v < 64 * 1024 || v > (1ULL << 34))
         die("invalid stack size '%s'", s);
     opt.stack_size = (v + GUEST_PAGE_SIZE - 1) & ~(GUEST_PAGE_SIZE - 1);
+}
+
+static void set_cpu(const char *s)
+{
+    char err[128];
+    if (!strcmp(s, "help")) {
+        printf("-cpu takes an RV64 ISA string: rv64 then letters of i m a f d c g, then\n"
+               "_zba _zbb _zbs (_zicsr _zifencei are always on); or max (all, the default).\n"
+               "Examples: rv64gc, rv64imac, rv64gc_zba_zbb_zbs\n");
+        exit(0);
+    }
+    if (!isa_parse(s, &isa_mask, err, sizeof err))
+        die("-cpu: %s", err);
+    opt.cpu_model = s;
+}
+
+static void set_gdb_port(const char *s)
+{
+    char *end;
+    long port = strtol(s, &end, 10);
+    if (!strncmp(s, "tcp::", 5))
+        port = strtol(s + 5, &end, 10);
+    if (*end || port <= 0 || port > 65535)
+        die("-g needs a TCP port number, got '%s'", s);
+    opt.gdb_port = (int)port;
 }
 
 static void set_log_file(const char *path)
@@ -174,6 +255,14 @@ static void record_exec_args(void)
         v[n++] = "-strace";
     if (opt.interp_only)
         v[n++] = "--interp";
+    if (tune_arg[0]) {
+        v[n++] = "--tune";
+        v[n++] = tune_arg;
+    }
+    if (opt.cpu_model) {
+        v[n++] = "-cpu";
+        v[n++] = (char *)opt.cpu_model;
+    }
     v[n] = NULL;
     opt.exec_args = v;
 }
@@ -265,8 +354,14 @@ static void env_options(void)
         env_apply_list(v, env_set);
     if ((v = getenv_alias("UNSET_ENV")))
         env_apply_list(v, env_unset);
+    if ((v = getenv_alias("TUNE")))
+        parse_tune(v);
     if ((v = getenv_alias("ARGV0")))
         opt.argv0 = v;
+    if ((v = getenv_alias("CPU")))
+        set_cpu(v);
+    if ((v = getenv_alias("GDB")))
+        set_gdb_port(v);
 }
 
 /* -- Command line --------------------------------------------------------- */
@@ -301,6 +396,14 @@ static int parse_args(int argc, char **argv)
             opt.interp_only = true;
             continue;
         }
+        if (!strcmp(a, "-perfmap")) {
+            opt.perfmap = true;
+            continue;
+        }
+        if (!strcmp(a, "-jitdump")) {
+            opt.jitdump = true;
+            continue;
+        }
         /* Options with a value. */
         if (i + 1 >= argc)
             die("option '%s' needs an argument", a);
@@ -321,6 +424,14 @@ static int parse_args(int argc, char **argv)
             set_log_file(v);
         else if (!strcmp(a, "-log-fd"))
             set_log_fd(v);
+        else if (!strcmp(a, "-cpu"))
+            set_cpu(v);
+        else if (!strcmp(a, "-g"))
+            set_gdb_port(v);
+        else if (!strcmp(a, "-B") || !strcmp(a, "-R"))
+            die("%s is not supported: the guest window is fixed (see -h)", a);
+        else if (!strcmp(a, "-tune"))
+            parse_tune(v);
         else
             die("unknown option '%s' (try -h)", a);
     }
@@ -341,16 +452,23 @@ int main(int argc, char **argv, char **envp)
     record_exec_args();
 
     mm_init();
+    canary_init();                 /* XLAT_CANARY_CHECK=1 only */
     fault_init();
     if (!opt.interp_only)
         exec_init();
     signal_init();
 
+    perfmap_init();                        /* -perfmap / -jitdump, before any mmap */
     GuestImage img;
     char err[256];
     if (elf_load(opt.exe_path, &img, err, sizeof err) < 0) {
         fprintf(stderr, "xlat: %s: %s\n", opt.exe_path, err);
         return 1;
+    }
+    if (perfmap_enabled) {
+        symbols_add_file(opt.exe_path, img.load_bias);
+        if (img.interp_base)
+            symbols_add_interp(opt.exe_path, opt.ld_prefix, img.interp_base);
     }
 
     /* The guest's argv: the program path (or -0) and the rest. */
@@ -368,5 +486,7 @@ int main(int argc, char **argv, char **envp)
         return 1;                          /* stack_setup said why */
     procfs_init(guest_argc, guest_argv, cpu.x[2]);
     cpu.pc = img.entry;
+    if (opt.gdb_port)
+        gdb_init(opt.gdb_port, &cpu);      /* waits for gdb to attach */
     cpu_loop(&cpu);
 }

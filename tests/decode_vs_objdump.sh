@@ -45,7 +45,7 @@ done
 mkdir -p "$BUILD/tests/tools"
 TOOL=$BUILD/tests/tools/disasm_tool
 ${CC:-cc} -std=gnu17 -O2 -Wall -Wextra -Werror -I"$SRC/src" -o "$TOOL" \
-    "$SRC/tests/tools/disasm_tool.c" "$SRC/src/riscv/decode.c" "$SRC/src/riscv/disasm.c" -lpthread
+    "$SRC/tests/tools/disasm_tool.c" "$SRC/src/riscv/decode.c" "$SRC/src/riscv/isa.c" "$SRC/src/riscv/disasm.c" -lpthread
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

@@ -18,6 +18,7 @@
 #            lib.sh), run with BUILD_DIR as $1: exit 0 passes, 77 skips (its
 #            last output line is the reason), anything else fails.
 #
+# $XLAT_FLAGS: extra options for xlat in guest tests (e.g. "--tune no-poison").
 # Tests run ${XLAT_JOBS:-2} at a time; each prints its block in one piece.
 set -uo pipefail
 
@@ -97,7 +98,9 @@ $(head -n 20 "$elf.cc.log" | sed 's/^/      /')"
     rm -rf "$cwd"; mkdir -p "$cwd"
     qrc=$(cd "$cwd" && run_capture "$WORK/qemu" "$QEMU" "$elf" "${argv[@]}" </dev/null)
     rm -rf "$cwd"; mkdir -p "$cwd"
-    xrc=$(cd "$cwd" && run_capture "$WORK/xlat" "$BUILD/xlat" "$elf" "${argv[@]}" </dev/null)
+    local -a xflags
+    read -r -a xflags <<<"${XLAT_FLAGS:-}"      # extra xlat options (tests/tune_matrix.sh)
+    xrc=$(cd "$cwd" && run_capture "$WORK/xlat" "$BUILD/xlat" "${xflags[@]}" "$elf" "${argv[@]}" </dev/null)
     if qemu_failed "$qrc" "$WORK/qemu"; then
         DETAIL="    qemu-riscv64 itself failed: $(describe_status "$qrc")
 $(head -n 10 "$WORK/qemu.err" | sed 's/^/      /')"

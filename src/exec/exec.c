@@ -10,7 +10,17 @@
  * Lookup: cpu->pc -> this thread's jump cache (direct mapped by pc, also
  * probed by translated code for indirect jumps) -> the global hash table
  * -> translate. Direct exits are chained (their jmp patched to the next TB)
- * the first time they are taken, unless -d nochain or -d exec.
+ * the first time they are taken, unless -d nochain or -d exec; across guest
+ * pages too (--tune xpage): invalidation unlinks every jump into a dropped
+ * TB, whatever page it comes from.
+ *
+ * Exit requests (a signal, another thread, a flush) set cpu->exit_request
+ * or jit_kick. Translated code polls them only on exits that can close a
+ * cycle (x86/backend.c); exec_kick also points the thread's probe table
+ * (cpu->jc_probe) at jc_poison, so the next indirect exit misses into
+ * run_loop, which restores the table and then looks at the request.
+ * The --tune switches (user/options.h) turn each mechanism off for
+ * measurement (bench/ablation).
  *
  * Locking: tb_lock protects the hash table, the page lists, chaining and
  * every jump cache write (owners fill their cache under it too; translated
@@ -21,8 +31,8 @@
  * Flush (buffer full, fence.i): code can be overwritten only when no thread
  * runs it. Threads count themselves in cache_active from entering exec_run
  * until they leave it (or wait for a flush). The flusher raises
- * flush_pending, kicks every thread (cpu->jit_kick, polled at each TB
- * entry) and waits, holding no lock, until cache_active is zero.
+ * flush_pending, kicks every thread (cpu->jit_kick and exec_kick) and
+ * waits, holding no lock, until cache_active is zero.
  *
  * Invalidation drops a TB from the hash table, its pages' lists and every
  * jump cache, and unlinks the jumps into it (atomic 4-byte stores of the
@@ -39,6 +49,7 @@
  */
 #define _GNU_SOURCE
 #include "exec/exec.h"
+#include "exec/perfmap.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -70,7 +81,6 @@ _Static_assert(offsetof(CPUState, jit_kick) == offsetof(CPUState, exit_request) 
 #define PCMAP_PAIRS (1u << 24)
 #define HASH_BITS   18
 #define PAGE_HASH_BITS 14
-#define JC_BITS     16
 #define GUEST_PAGES (GUEST_SPACE_SIZE / GUEST_PAGE_SIZE)
 
 /* -- State -------------------------------------------------------------------- */
@@ -107,10 +117,27 @@ static uint64_t flush_gen;
 static CPUState **threads;              /* registered threads (tb_lock) */
 static size_t nthreads, threads_cap;
 static __thread CPUState *this_cpu;
+enum { DF_CHAIN = 1, DF_TRACE = 2, DF_XPAGE = 4 };
+static unsigned dflags_cached;          /* dispatch flags (see dflags()) */
+static unsigned dflags_compute(void);
 
 static struct {
-    uint64_t translated, flushes, smc_faults, invalidated, chained, efault_retries;
+    uint64_t translated, flushes, smc_faults, invalidated, chained, efault_retries, unchained;
 } stats;
+
+/* Dispatcher counters for -d stats: per thread (no shared cache line on
+ * the dispatch path), added to dstats_sum when the thread ends or prints. */
+typedef struct { uint64_t lookups, jc_hits, direct_exits, indirect_exits, poll_exits; } DispatchStats;
+static __thread DispatchStats dstats;
+static DispatchStats dstats_sum;
+
+static void dstats_flush(void)
+{
+    uint64_t *src = (uint64_t *)&dstats, *dst = (uint64_t *)&dstats_sum;
+    for (size_t i = 0; i < sizeof dstats / sizeof *src; i++)
+        __atomic_fetch_add(&dst[i], src[i], __ATOMIC_RELAXED);
+    memset(&dstats, 0, sizeof dstats);
+}
 
 static void *map_noreserve(size_t size)
 {
@@ -144,9 +171,33 @@ static void jc_clear(JCEntry *jc, size_t n)
     }
 }
 
+/*
+ * The table exec_kick points a thread's probe at: as large as a jump cache,
+ * every tag empty, never written after init (shared by all threads).
+ */
+static JCEntry *jc_poison;
+
+void exec_kick(CPUState *cpu)
+{
+    if (cpu->jc && tune.poison)
+        __atomic_store_n(&cpu->jc_probe, jc_poison, __ATOMIC_SEQ_CST);
+}
+
+/*
+ * Undo exec_kick, then look at the request: in this order, a request that
+ * races the restore is either seen here or leaves the probe poisoned
+ * (its flag is stored before its poison).
+ */
+static bool exit_requested(CPUState *cpu)
+{
+    if (cpu->jc_probe != cpu->jc)
+        __atomic_store_n(&cpu->jc_probe, cpu->jc, __ATOMIC_SEQ_CST);
+    return __atomic_load_n(&cpu->exit_request, __ATOMIC_SEQ_CST) != 0;
+}
+
 static void thread_setup(CPUState *cpu)
 {
-    size_t n = (size_t)1 << JC_BITS;
+    size_t n = (size_t)1 << tune.jc_bits;
     cpu->jc = malloc(n * sizeof(JCEntry));
     if (!cpu->jc) {
         perror("xlat: jump cache");
@@ -154,6 +205,7 @@ static void thread_setup(CPUState *cpu)
     }
     jc_clear(cpu->jc, n);
     cpu->jc_mask = n - 1;
+    cpu->jc_probe = cpu->jc;
     cpu->guest_limit = GUEST_SPACE_SIZE;
     cpu->jit_kick = 0;
     pthread_mutex_lock(&tb_lock);
@@ -170,6 +222,7 @@ void exec_thread_exit(CPUState *cpu)
 {
     if (this_cpu != cpu)
         return;
+    dstats_flush();
     pthread_mutex_lock(&tb_lock);
     for (size_t i = 0; i < nthreads; i++)
         if (threads[i] == cpu)
@@ -177,6 +230,7 @@ void exec_thread_exit(CPUState *cpu)
     pthread_mutex_unlock(&tb_lock);
     free(cpu->jc);
     cpu->jc = NULL;
+    cpu->jc_probe = NULL;
     this_cpu = NULL;
 }
 
@@ -268,6 +322,13 @@ void exec_init(void)
     pcmap = map_noreserve(PCMAP_PAIRS * sizeof pcmap[0]);
     wp_bits = map_noreserve(GUEST_PAGES / 8);
     gw_bits = map_noreserve(GUEST_PAGES / 8);
+    jc_poison = malloc(((size_t)1 << tune.jc_bits) * sizeof(JCEntry));
+    if (!jc_poison) {
+        perror("xlat: jump cache");
+        exit(1);
+    }
+    jc_clear(jc_poison, (size_t)1 << tune.jc_bits);
+    dflags_cached = dflags_compute();
     translate_init();
     pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
 }
@@ -334,9 +395,18 @@ static void patch_jump(TB *src, int n, const uint8_t *target_rw)
     __atomic_store_n((int32_t *)field, rel, __ATOMIC_RELEASE);
 }
 
-static void tb_link(TB *src, int n, TB *dst)
+/* The page of src's exit (its last page) is dst's only page. */
+static bool same_page(const TB *src, const TB *dst)
+{
+    uint64_t last = src->page[1] != TB_NO_PAGE ? src->page[1] : src->page[0];
+    return dst->page[1] == TB_NO_PAGE && dst->page[0] == last;
+}
+
+static void tb_link(TB *src, int n, TB *dst, unsigned df)
 {
     if (!src->valid || !dst->valid || src->jmp_dest[n] || !src->jmp_field[n])
+        return;
+    if (!(df & DF_XPAGE) && !same_page(src, dst))
         return;
     src->jmp_dest[n] = dst;
     src->jmp_next[n] = dst->jmp_in;
@@ -369,6 +439,7 @@ static void tb_invalidate(TB *tb)
         patch_jump(src, n, tb_entry_rw(src) + src->jmp_stub[n]);
         src->jmp_dest[n] = NULL;
         src->jmp_next[n] = 0;
+        stats.unchained++;
     }
     tb->jmp_in = 0;
     /* And tb leaves the incoming lists of its destinations. */
@@ -397,7 +468,14 @@ static void page_invalidate(PageDesc *pd)
 
 /* -- Invalidation entry points --------------------------------------------------------- */
 
-static void invalidate_range_locked(uint64_t start, uint64_t len)
+/*
+ * Drop the TBs of [start, start+len). With mapping_changed (mm changed the
+ * range and set its host protection itself), forget the write protection
+ * too; otherwise (the pages are unchanged, only their contents may be) keep
+ * it: a page left host read-only with its bits cleared would turn the
+ * guest's next store into a spurious SIGSEGV.
+ */
+static void invalidate_range_locked(uint64_t start, uint64_t len, bool mapping_changed)
 {
     uint64_t first = start / GUEST_PAGE_SIZE;
     uint64_t last = (start + len - 1) / GUEST_PAGE_SIZE;
@@ -407,8 +485,10 @@ static void invalidate_range_locked(uint64_t start, uint64_t len)
         for (PageDesc *pd = page_hash[b]; pd; pd = pd->next)
             if (pd->page >= first && pd->page <= last) {
                 page_invalidate(pd);
-                bit_clear(wp_bits, pd->page);
-                bit_clear(gw_bits, pd->page);
+                if (mapping_changed) {
+                    bit_clear(wp_bits, pd->page);
+                    bit_clear(gw_bits, pd->page);
+                }
             }
 }
 
@@ -417,7 +497,16 @@ void exec_invalidate_range(uint64_t start, uint64_t len)
     if (!code_rw)
         return;
     pthread_mutex_lock(&tb_lock);
-    invalidate_range_locked(start, len);
+    invalidate_range_locked(start, len, true);
+    pthread_mutex_unlock(&tb_lock);
+}
+
+void exec_invalidate_code(uint64_t start, uint64_t len)
+{
+    if (!code_rw)
+        return;
+    pthread_mutex_lock(&tb_lock);
+    invalidate_range_locked(start, len, false);
     pthread_mutex_unlock(&tb_lock);
 }
 
@@ -492,8 +581,10 @@ static void flush(uint64_t seen_gen)
     }
     __atomic_store_n(&flush_pending, 1, __ATOMIC_SEQ_CST);
     pthread_mutex_lock(&tb_lock);
-    for (size_t i = 0; i < nthreads; i++)
+    for (size_t i = 0; i < nthreads; i++) {
         threads[i]->jit_kick = 1;
+        exec_kick(threads[i]);
+    }
     pthread_mutex_unlock(&tb_lock);
     while (__atomic_load_n(&cache_active, __ATOMIC_SEQ_CST) > 0)
         sched_yield();
@@ -627,6 +718,8 @@ static int translate(uint64_t pc, TB **out)
     tb_hash[h] = tb;
     __atomic_store_n(&ntbs, ntbs + 1, __ATOMIC_RELEASE);
     stats.translated++;
+    if (perfmap_enabled)
+        perfmap_add(pc, tb_entry_rx(tb), tb->host_size);
     if (opt.log_mask & (LOG_IN_ASM | LOG_OUT_ASM))
         log_tb(tb);
 done:
@@ -638,11 +731,35 @@ done:
 
 /* -- Dispatch -------------------------------------------------------------------------------- */
 
+/*
+ * Dispatch flags: what the dispatcher needs from the options, computed once
+ * (they cannot change while the process runs), or on every dispatch with
+ * --tune no-cflags.
+ */
+static unsigned dflags_compute(void)
+{
+    unsigned f = 0;
+    if (!(opt.log_mask & (LOG_NOCHAIN | LOG_EXEC)))
+        f |= DF_CHAIN;
+    if (opt.log_mask & LOG_EXEC)
+        f |= DF_TRACE;
+    if (tune.xpage)
+        f |= DF_XPAGE;
+    return f;
+}
+
+static inline unsigned dflags(void)
+{
+    return tune.cflags ? dflags_cached : dflags_compute();
+}
+
 /* The TB for pc: jump cache, hash table, or a new translation. */
-static int find_tb(CPUState *cpu, uint64_t pc, TB **out)
+static int find_tb(CPUState *cpu, uint64_t pc, TB **out, unsigned df)
 {
     JCEntry *j = &cpu->jc[jc_index(cpu, pc)];
+    dstats.lookups++;
     if (j->pc == pc) {
+        dstats.jc_hits++;
         *out = ((TB *const *)((const uint8_t *)j->host - code_rx_delta))[-1];
         return TR_OK;
     }
@@ -654,7 +771,7 @@ static int find_tb(CPUState *cpu, uint64_t pc, TB **out)
         if (r != TR_OK)
             return r;
     }
-    if (!(opt.log_mask & LOG_EXEC)) {
+    if (!(df & DF_TRACE)) {
         pthread_mutex_lock(&tb_lock);
         if (tb->valid) {
             j->host = tb_entry_rx(tb);
@@ -675,9 +792,11 @@ uint64_t jit_helper_interp(CPUState *cpu, uint64_t pc)
 
 static enum exit_reason run_loop(CPUState *cpu)
 {
-    bool chain = !(opt.log_mask & (LOG_NOCHAIN | LOG_EXEC));
     uintptr_t link = 0;
     for (;;) {
+        unsigned df = dflags();
+        if (exit_requested(cpu))
+            return EXIT_REQUEST;
         if (__atomic_load_n(&flush_pending, __ATOMIC_SEQ_CST)) {
             cache_exit();
             cache_enter();
@@ -685,7 +804,7 @@ static enum exit_reason run_loop(CPUState *cpu)
         }
         uint64_t gen = __atomic_load_n(&flush_gen, __ATOMIC_ACQUIRE);
         TB *tb;
-        int r = find_tb(cpu, cpu->pc, &tb);
+        int r = find_tb(cpu, cpu->pc, &tb, df);
         if (r == TR_FULL) {
             cache_exit();
             flush(gen);
@@ -700,23 +819,26 @@ static enum exit_reason run_loop(CPUState *cpu)
                 return er;
             continue;
         }
-        if (link && chain) {
+        if (link && (df & DF_CHAIN)) {
             pthread_mutex_lock(&tb_lock);
-            tb_link((TB *)(link & ~(uintptr_t)3), (int)(link & 3), tb);
+            tb_link((TB *)(link & ~(uintptr_t)3), (int)(link & 3), tb, df);
             pthread_mutex_unlock(&tb_lock);
         }
-        if (opt.log_mask & LOG_EXEC)
+        if (df & DF_TRACE)
             fprintf(opt.log_file, "Trace: [%p] %016llx\n", tb_entry_rx(tb),
                     (unsigned long long)tb->pc);
         int code = jit_rt.enter(cpu, tb_entry_rx(tb));
         link = 0;
         switch (code) {
         case EXIT_CHAIN:
+            dstats.direct_exits++;
             link = cpu->jit_link;
             break;
         case EXIT_LOOKUP:
+            dstats.indirect_exits++;
             break;
         case EXIT_POLL:
+            dstats.poll_exits++;
             if (cpu->exit_request)
                 return EXIT_REQUEST;
             cpu->jit_kick = 0;
@@ -803,11 +925,24 @@ void exec_fault_restore(void *ucontext)
     }
 }
 
+/* -d stats, at exit: live threads other than the caller are not summed. */
 void exec_print_stats(void)
 {
-    fprintf(opt.log_file, "xlat: jit: %llu blocks translated, %llu chained, %llu invalidated, "
-            "%llu flushes, %llu smc faults, %llu efault retries\n",
-            (unsigned long long)stats.translated, (unsigned long long)stats.chained,
-            (unsigned long long)stats.invalidated, (unsigned long long)stats.flushes,
-            (unsigned long long)stats.smc_faults, (unsigned long long)stats.efault_retries);
+    dstats_flush();
+    DispatchStats d = dstats_sum;
+    FILE *f = opt.log_file;
+    fprintf(f, "xlat stats: blocks translated     %llu\n", (unsigned long long)stats.translated);
+    fprintf(f, "xlat stats: blocks invalidated    %llu\n", (unsigned long long)stats.invalidated);
+    fprintf(f, "xlat stats: code cache flushes    %llu\n", (unsigned long long)stats.flushes);
+    fprintf(f, "xlat stats: chains made           %llu\n", (unsigned long long)stats.chained);
+    fprintf(f, "xlat stats: chains unmade         %llu\n", (unsigned long long)stats.unchained);
+    fprintf(f, "xlat stats: dispatcher lookups    %llu\n", (unsigned long long)d.lookups);
+    fprintf(f, "xlat stats: jump cache hit rate   %.1f%% (%llu hits, dispatcher)\n",
+            d.lookups ? 100.0 * (double)d.jc_hits / (double)d.lookups : 0.0,
+            (unsigned long long)d.jc_hits);
+    fprintf(f, "xlat stats: direct exits          %llu\n", (unsigned long long)d.direct_exits);
+    fprintf(f, "xlat stats: indirect exits        %llu\n", (unsigned long long)d.indirect_exits);
+    fprintf(f, "xlat stats: poll exits            %llu\n", (unsigned long long)d.poll_exits);
+    fprintf(f, "xlat stats: smc faults            %llu\n", (unsigned long long)stats.smc_faults);
+    fprintf(f, "xlat stats: efault retries        %llu\n", (unsigned long long)stats.efault_retries);
 }

@@ -22,15 +22,29 @@ void exec_init(void);
 
 enum exit_reason exec_run(CPUState *cpu);
 
+/*
+ * Make cpu's thread leave translated code soon, after setting
+ * cpu->exit_request (or jit_kick): poisons its jump-cache probe so the next
+ * indirect exit misses into the loop (--tune poison). Async-signal-safe.
+ */
+void exec_kick(CPUState *cpu);
+
 /* Forget the calling thread's jump cache; call before its CPUState dies. */
 void exec_thread_exit(CPUState *cpu);
 
 /*
  * Drop every translation of guest code in [start, start+len). Called by
  * mm.c with the mapping table write-locked when an executable range is
- * unmapped, replaced or changes protection; by riscv_flush_icache.
+ * unmapped, replaced or changes protection (see exec_invalidate_code).
  */
 void exec_invalidate_range(uint64_t start, uint64_t len);
+
+/*
+ * Drop the translations of [start, start+len) whose contents may have
+ * changed without a store the JIT saw (riscv_flush_icache, a debugger):
+ * the mapping is unchanged, so the pages keep their write protection.
+ */
+void exec_invalidate_code(uint64_t start, uint64_t len);
 
 /* Drop every translation (fence.i). Must be called outside translated code. */
 void exec_flush_all(void);

@@ -67,7 +67,8 @@ typedef struct JitRuntime {
     /* enter(cpu, host): load the guest registers, jump to host; returns the exit code. */
     int (*enter)(CPUState *cpu, const void *host);
     uint8_t *epilogue;      /* RW address: rax = exit code, cpu->pc set */
-    uint8_t *lookup;        /* RW address: rax = target pc (also in cpu->pc) */
+    uint8_t *lookup;        /* RW address: rax = target pc; probe, else EXIT_LOOKUP */
+    uint8_t *lookup_miss;   /* RW address: rax = target pc; cpu->pc = rax, EXIT_LOOKUP */
 } JitRuntime;
 extern JitRuntime jit_rt;
 

@@ -45,9 +45,13 @@ typedef struct CPUState {
 
     /* Translated-code state (src/exec), read by generated code by offset. */
     struct JCEntry *jc;        /* this thread's jump cache (pc -> host code) */
+    /* The table indirect exits probe: jc, or an all-empty table while an exit
+     * is requested (exec_kick: the next indirect exit misses into the loop). */
+    struct JCEntry *volatile jc_probe;
     uint64_t jc_mask;          /* entries - 1 */
     uint64_t jit_link;         /* TB|slot of the last unchained direct exit */
     uint64_t guest_limit;      /* GUEST_SPACE_SIZE: the window check's operand */
+    uint32_t jit_mxcsr[2];     /* scratch for ldmxcsr/stmxcsr in translated FP code */
 } CPUState;
 
 /* FP exception flag bits (fflags). */

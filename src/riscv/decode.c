@@ -13,6 +13,7 @@
  * Insn.len and Insn.craw remember the original.
  */
 #include "riscv/insn.h"
+#include "riscv/isa.h"
 
 #include <pthread.h>
 
@@ -370,6 +371,8 @@ bool insn_decode(uint32_t w, Insn *out)
     *out = (Insn){ .op = OP_illegal, .len = 4 };
     if ((w & 3) != 3) {
         out->len = 2;
+        if (!(isa_mask & ISA_C))
+            return false;                  /* -cpu without C */
         out->craw = (uint16_t)w;
         w = insn_expand_compressed((uint16_t)w);
         if (w == 0)
@@ -377,8 +380,8 @@ bool insn_decode(uint32_t w, Insn *out)
     }
     out->raw = w;
     unsigned op = lookup(w);
-    if (op == OP_illegal)
-        return false;
+    if (op == OP_illegal || !(isa_mask & ISA_BIT(insn_table[op].ext)))
+        return false;                      /* unknown, or disabled by -cpu */
     /* Static rounding modes 101 and 110 are reserved: illegal instruction. */
     if (has_rounding_mode(insn_table[op].fmt) && (bits(w, 14, 12) == 5 || bits(w, 14, 12) == 6))
         return false;

@@ -12,9 +12,10 @@
  * Natively translated: RV64I (ALU, loads/stores through be_guest_load/
  * be_guest_store, branches as cmp + jcc, jal/jalr, lui/auipc, ecall,
  * fence, fence.i), mul/mulw, and the common Zba/Zbb/Zbs operations.
- * Everything else (FP, CSRs, atomics, division, ebreak, illegal encodings)
- * calls the interpreter for that one instruction (be_call_interp): slower,
- * but exactly the golden model.
+ * M, A, F and D are in trans_ext.c. Everything else (CSRs, ebreak,
+ * illegal encodings, and the rare cases trans_ext.c leaves out) calls the
+ * interpreter for that one instruction (be_call_interp): slower, but
+ * exactly the golden model.
  */
 #include "riscv/translate.h"
 
@@ -24,6 +25,7 @@
 #include "riscv/insn.h"
 #include "user/mm.h"
 #include "x86/backend.h"
+#include "riscv/translate_priv.h"
 
 static bool have_lzcnt, have_tzcnt, have_popcnt;
 
@@ -36,81 +38,6 @@ void translate_init(void)
         have_lzcnt = c & (1u << 5);
     if (__get_cpuid_count(7, 0, &a, &b, &c, &d))
         have_tzcnt = b & (1u << 3);
-}
-
-typedef struct T {
-    BeCtx *c;
-    Emit *e;
-    const Insn *in;
-    uint64_t pc;
-} T;
-
-/* -- Operands ---------------------------------------------------------------- */
-
-static inline int hr(int g) { return be_guest_reg[g]; }
-
-/* Host register to compute guest rd into: its own, or rax. */
-static inline int dst(int g) { return hr(g) >= 0 ? hr(g) : RAX; }
-
-/* Guest register g's value in some host register (its own, or tmp). */
-static int src(Emit *e, int g, int tmp)
-{
-    if (g == 0) {
-        emit_mov_ri(e, tmp, 0);
-        return tmp;
-    }
-    if (hr(g) >= 0)
-        return hr(g);
-    emit_ld64(e, tmp, REG_CPU, CPU_X_OFF(g));
-    return tmp;
-}
-
-/* Host register d = guest register g. */
-static void load_into(Emit *e, int d, int g)
-{
-    if (g == 0)
-        emit_mov_ri(e, d, 0);
-    else if (hr(g) >= 0)
-        emit_mov_rr(e, d, hr(g));
-    else
-        emit_ld64(e, d, REG_CPU, CPU_X_OFF(g));
-}
-
-/* Guest register g = host register h. */
-static void writeback(Emit *e, int g, int h)
-{
-    if (g == 0)
-        return;
-    if (hr(g) >= 0)
-        emit_mov_rr(e, hr(g), h);
-    else
-        emit_st64(e, h, REG_CPU, CPU_X_OFF(g));
-}
-
-/* Guest register g = constant v (clobbers tmp if needed). */
-static void set_imm(Emit *e, int g, uint64_t v, int tmp)
-{
-    if (g == 0)
-        return;
-    if (hr(g) >= 0) {
-        emit_mov_ri(e, hr(g), v);
-    } else if ((int64_t)v == (int32_t)v) {
-        emit_st64_imm(e, REG_CPU, CPU_X_OFF(g), (int32_t)v);
-    } else {
-        emit_mov_ri(e, tmp, v);
-        emit_st64(e, tmp, REG_CPU, CPU_X_OFF(g));
-    }
-}
-
-/* d = d op (guest register g). */
-static void arith_src(Emit *e, int op, int d, int g, bool w32)
-{
-    if (g == 0)
-        emit_arith_ri(e, op, d, 0, w32);
-    else if (hr(g) >= 0)
-        emit_arith_rr(e, op, d, hr(g), w32);
-    else
-        emit_arith_rm(e, op, d, REG_CPU, CPU_X_OFF(g), w32);
 }
 
 /* -- ALU ---------------------------------------------------------------------------- */
@@ -563,6 +490,8 @@ static bool translate_insn(T *t)
         be_goto_tb(t->c, 0, t->pc + in->len);
         return true;
     default:
+        if (translate_ext(t))               /* M, A, F, D: trans_ext.c */
+            return false;
         break;
     }
     be_call_interp(t->c, t->pc);

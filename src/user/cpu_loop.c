@@ -9,6 +9,7 @@
 #include "riscv/cpu.h"
 #include "riscv/insn.h"
 #include "user/cpu_loop.h"
+#include "user/gdbstub.h"
 #include "user/mm.h"
 #include "user/options.h"
 #include "user/signal.h"
@@ -72,7 +73,7 @@ _Noreturn void cpu_loop(CPUState *cpu)
     bool logged = opt.interp_only && (opt.log_mask & (LOG_IN_ASM | LOG_EXEC));
     signal_attach(cpu);
     for (;;) {
-        enum exit_reason r = logged ? run_logged(cpu)
+        enum exit_reason r = gdb_active ? gdb_run(cpu) : logged ? run_logged(cpu)
                            : opt.interp_only ? interp_run(cpu) : exec_run(cpu);
         switch (r) {
         case EXIT_ECALL:

@@ -23,6 +23,8 @@
 #include "riscv/interp.h"
 #include "user/mm.h"
 #include "exec/exec.h"
+#include "exec/perfmap.h"
+#include "user/symbols.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -468,6 +470,8 @@ int64_t guest_mmap(uint64_t addr, uint64_t len, int prot, int flags, int fd, off
     vma_insert(v);
     if (prot & PROT_EXEC)
         mm_exec_range_changed(addr, len);
+    if ((prot & PROT_EXEC) && !anon && perfmap_enabled)
+        symbols_add_mapping(fd, (uint64_t)off, addr);   /* name a library's code for perf */
     ret = (int64_t)addr;
 out:
     pthread_rwlock_unlock(&mm_lock);

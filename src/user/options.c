@@ -8,3 +8,8 @@
 Options opt = {
     .stack_size = 8ULL << 20,
 };
+
+Tune tune = {
+    .cflags = true, .nostore = true, .inline_jc = true, .xpage = true,
+    .cycle_poll = true, .poison = true, .disp = true, .jc_bits = 16,
+};

@@ -17,7 +17,25 @@ enum {
     LOG_STRACE = 1 << 4,   /* same as -strace */
     LOG_OUT_ASM = 1 << 5,  /* host code of each new translation block (hex) */
     LOG_NOCHAIN = 1 << 6,  /* do not chain translation blocks */
+    LOG_STATS   = 1 << 7,  /* print execution counters at exit */
 };
+
+/*
+ * --tune: the per-block overhead mechanisms of the JIT (seed 000), each on by
+ * default and switchable for measurement (`--tune no-NAME`, `--tune jc-bits=N`).
+ */
+typedef struct Tune {
+    bool cflags;        /* dispatch flags cached, not recomputed per dispatch */
+    bool nostore;       /* no per-block bookkeeping stores (cpu->pc at entry / indirect hits) */
+    bool inline_jc;     /* indirect exits probe the jump cache inline (else a shared stub) */
+    bool xpage;         /* direct exits chain across guest pages */
+    bool cycle_poll;    /* exit poll only on cycle-closing exits (else at every block entry) */
+    bool poison;        /* exit requests poison the jump cache: indirect exits need no poll */
+    bool disp;          /* guest displacement folded into the host addressing mode */
+    unsigned jc_bits;   /* log2 of jump cache entries (10..18, default 16) */
+} Tune;
+
+extern Tune tune;
 
 typedef struct Options {
     const char *ld_prefix;      /* -L / QEMU_LD_PREFIX, NULL if none */
@@ -27,12 +45,19 @@ typedef struct Options {
     bool        interp_only;    /* --interp: run the interpreter, not the JIT */
     uint64_t    stack_size;     /* -s, default 8 MiB */
     const char *argv0;          /* -0 */
+    const char *cpu_model;      /* -cpu ISA string as given, NULL for the default (max) */
+    int         gdb_port;       /* -g: wait for gdb on this TCP port (0: no gdbstub) */
+    bool        perfmap;        /* -perfmap: write /tmp/perf-PID.map */
+    bool        jitdump;        /* -jitdump: write jit-PID.dump for perf inject */
     const char *exe_path;       /* host path of the main program */
     char      **exec_args;      /* options that give an exec'd xlat these settings
                                    (NULL-terminated; main.c builds it, sys_exec.c uses it) */
 } Options;
 
 extern Options opt;
+
+/* The process is ending with exit status, or of signal sig (at_exit.c). */
+void xlat_at_exit(int status, int sig);
 
 /* Log to the -D file (stderr by default) if any bit of mask is enabled. */
 #define xlat_log(mask, ...) \

@@ -8,10 +8,11 @@
  * of them returns a memfd holding synthesized contents, as qemu-user does;
  * readlink of exe names the guest program. Everything else in /proc is the
  * host's and passes through (fd/, status, mounts... are the same for guest
- * and host).
+ * and host), except /proc/<pid>/mem (see procfs_guard_fd).
  */
 #define _GNU_SOURCE
 #include "user/procfs.h"
+#include "riscv/isa.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -22,6 +23,8 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -222,13 +225,15 @@ static int fill_stat(int fd)
     return e;
 }
 
-/* The isa string matches what the interpreter implements (see hwprobe). */
+/* The isa string is what -cpu enabled (see isa.c and hwprobe). */
 static int fill_cpuinfo(int fd)
 {
     long n = sysconf(_SC_NPROCESSORS_ONLN);
+    char isa[96];
+    isa_string(isa, sizeof isa);
     for (long i = 0; i < (n > 0 ? n : 1); i++)
-        if (dprintf(fd, "processor\t: %ld\nhart\t\t: %ld\nisa\t\t: rv64imafdc_zicsr_zifencei_zba_zbb_zbs\n"
-                        "mmu\t\t: sv39\nuarch\t\t: xlat\n\n", i, i) < 0)
+        if (dprintf(fd, "processor\t: %ld\nhart\t\t: %ld\nisa\t\t: %s\n"
+                        "mmu\t\t: sv39\nuarch\t\t: xlat\n\n", i, i, isa) < 0)
             return -errno;
     return 0;
 }
@@ -310,4 +315,38 @@ bool procfs_readlink(const char *path, char *buf, size_t len, int64_t *n)
     memcpy(buf, tmp, l);
     *n = (int64_t)l;
     return true;
+}
+
+/* -- /proc/<pid>/mem ------------------------------------------------------ */
+
+#define PROC_SUPER_MAGIC_ 0x9fa0
+
+/*
+ * The isolation promise: /proc/<pid>/mem of xlat's own process (or of any
+ * other, such as a forked xlat) would let the guest read and write host
+ * memory outside the guest window, bypassing every check. So an opened
+ * file that is a procfs "mem" file, however its path was spelled (dirfd,
+ * "..", /proc/<pid>/task/<tid>/mem, another procfs mount), is closed and
+ * the open fails with EACCES. Checking the opened file rather than the
+ * string is what makes this independent of the spelling.
+ */
+int64_t procfs_guard_fd(int64_t fd)
+{
+    if (fd < 0)
+        return fd;
+    struct statfs sfs;
+    if (fstatfs((int)fd, &sfs) != 0 || sfs.f_type != PROC_SUPER_MAGIC_)
+        return fd;
+    char link[64], target[PATH_MAX];
+    snprintf(link, sizeof link, "/proc/self/fd/%d", (int)fd);
+    ssize_t n = readlink(link, target, sizeof target - 1);
+    if (n < 0)
+        return fd;
+    target[n] = '\0';
+    const char *base = strrchr(target, '/');
+    if (base && strcmp(base, "/mem") == 0) {
+        close((int)fd);
+        return -EACCES;
+    }
+    return fd;
 }

@@ -22,4 +22,11 @@ bool procfs_open(const char *path, int flags, int64_t *ret);
 /* readlink of /proc/self/exe and friends: true with *n = length or -errno. */
 bool procfs_readlink(const char *path, char *buf, size_t len, int64_t *n);
 
+/*
+ * After any open: if `fd` is a procfs mem file (a window on a process's
+ * whole memory, xlat's own included), close it and return -EACCES; else
+ * return fd unchanged (also any negative fd).
+ */
+int64_t procfs_guard_fd(int64_t fd);
+
 #endif

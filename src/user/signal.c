@@ -20,6 +20,7 @@
 #include <sys/ucontext.h>
 #include <unistd.h>
 
+#include "exec/exec.h"
 #include "user/mm.h"
 #include "user/options.h"
 #include "user/syscall.h"
@@ -356,8 +357,10 @@ static void note_pending(ThreadSignals *ts, ucontext_t *uc, bool block_all)
     if (rip >= (uintptr_t)safe_syscall_start && rip < (uintptr_t)safe_syscall_end)
         uc->uc_mcontext.gregs[REG_RIP] = (greg_t)(uintptr_t)safe_syscall_restart;
     CPUState *cpu = ts->cpu;
-    if (cpu)
+    if (cpu) {
         cpu->exit_request = 1;
+        exec_kick(cpu);             /* after the flag: see exec_kick */
+    }
 }
 
 /* A host SIGILL/SIGFPE/SIGTRAP/SIGSYS raised by xlat's own code: a bug. */

@@ -25,16 +25,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "riscv/isa.h"
 #include "user/loader.h"
 #include "user/mm.h"
 #include "user/options.h"
 
 uint64_t stack_auxv_addr, stack_auxv_len;
 
-/* Linux riscv64 ELF_HWCAP: one bit per single-letter extension (I M A F D C). */
-#define HWCAP_ISA(c) (1ULL << ((c) - 'A'))
-#define RISCV_HWCAP (HWCAP_ISA('I') | HWCAP_ISA('M') | HWCAP_ISA('A') | \
-                     HWCAP_ISA('F') | HWCAP_ISA('D') | HWCAP_ISA('C'))
 
 #ifndef AT_L1I_CACHESIZE
 #define AT_L1I_CACHESIZE     40
@@ -73,7 +70,7 @@ static int build_auxv(uint64_t *av, const GuestImage *img, uint64_t rand_addr,
     AUX(AT_L1D_CACHEGEOMETRY, 0);
     AUX(AT_L2_CACHESIZE, 0);
     AUX(AT_L2_CACHEGEOMETRY, 0);
-    AUX(AT_HWCAP, RISCV_HWCAP);
+    AUX(AT_HWCAP, isa_hwcap());     /* -cpu: one bit per letter (I M A F D C) */
     AUX(AT_PAGESZ, GUEST_PAGE_SIZE);
     AUX(AT_CLKTCK, 100);
     AUX(AT_PHDR, img->phdr);

@@ -193,7 +193,8 @@ int64_t sys_openat(CPUState *cpu, const uint64_t *a)
     if ((r = path_get(a[1], &gp)))
         return r;
     if (!procfs_open(gp.raw, (int)a[2], &r))
-        r = safe_syscall(SYS_openat, (long)dirfd_arg(a[0]), gp.host, (long)(int)a[2], (long)(mode_t)a[3]);
+        r = procfs_guard_fd(safe_syscall(SYS_openat, (long)dirfd_arg(a[0]), gp.host,
+                                         (long)(int)a[2], (long)(mode_t)a[3]));
     path_put(&gp);
     return r;
 }
@@ -214,7 +215,7 @@ int64_t sys_openat2(CPUState *cpu, const uint64_t *a)
     if ((r = path_get(a[1], &gp)))
         return r;
     if (!procfs_open(gp.raw, (int)how[0], &r))
-        r = host_ret(syscall(SYS_openat2, dirfd_arg(a[0]), gp.host, how, sizeof how));
+        r = procfs_guard_fd(host_ret(syscall(SYS_openat2, dirfd_arg(a[0]), gp.host, how, sizeof how)));
     path_put(&gp);
     return r;
 }

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "exec/exec.h"
+#include "riscv/isa.h"
 #include "user/mm.h"
 #include "user/options.h"
 #include "user/sys_impl.h"
@@ -245,8 +246,11 @@ static bool hwprobe_value(int64_t key, uint64_t *value)
         *value = RISCV_HWPROBE_BASE_BEHAVIOR_IMA;
         return true;
     case RISCV_HWPROBE_KEY_IMA_EXT_0:
-        *value = RISCV_HWPROBE_IMA_FD | RISCV_HWPROBE_IMA_C | RISCV_HWPROBE_EXT_ZBA |
-                 RISCV_HWPROBE_EXT_ZBB | RISCV_HWPROBE_EXT_ZBS;
+        *value = (isa_has(ISA_BIT(EXT_F)) && isa_has(ISA_BIT(EXT_D)) ? RISCV_HWPROBE_IMA_FD : 0) |
+                 (isa_has(ISA_C) ? RISCV_HWPROBE_IMA_C : 0) |
+                 (isa_has(ISA_BIT(EXT_ZBA)) ? RISCV_HWPROBE_EXT_ZBA : 0) |
+                 (isa_has(ISA_BIT(EXT_ZBB)) ? RISCV_HWPROBE_EXT_ZBB : 0) |
+                 (isa_has(ISA_BIT(EXT_ZBS)) ? RISCV_HWPROBE_EXT_ZBS : 0);   /* -cpu */
         return true;
     case RISCV_HWPROBE_KEY_CPUPERF_0:
         *value = RISCV_HWPROBE_MISALIGNED_UNKNOWN;
@@ -305,6 +309,6 @@ int64_t sys_riscv_flush_icache(CPUState *cpu, const uint64_t *a)
      * through another mapping of the same memory is only seen here.
      */
     if (a[1] > a[0])
-        exec_invalidate_range(a[0], a[1] - a[0]);
+        exec_invalidate_code(a[0], a[1] - a[0]);
     return 0;
 }

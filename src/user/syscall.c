@@ -131,6 +131,7 @@ void guest_die_by_signal(int sig)
     struct rlimit no_core = { 0, 0 };
     sigset_t set;
 
+    xlat_at_exit(0, sig);                  /* -d stats, perf maps, gdb */
     if (opt.log_file)
         fflush(opt.log_file);
     fflush(stdout);

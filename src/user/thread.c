@@ -39,6 +39,7 @@
 #include <unistd.h>
 
 #include "exec/exec.h"
+#include "user/canary.h"
 #include "user/cpu_loop.h"
 #include "user/fault.h"
 #include "user/mm.h"
@@ -75,7 +76,9 @@ static long host_futex(uint64_t ga, int op, int val, const struct timespec *ts,
 
 _Noreturn void thread_exit_process(int status)
 {
+    xlat_at_exit(status, 0);               /* -d stats, perf maps, gdb */
     fflush(NULL);
+    canary_check();                    /* XLAT_CANARY_CHECK=1 only */
     _exit(status & 0xff);
 }
 

@@ -11,6 +11,7 @@
 #include <stddef.h>
 
 #include "exec/exec.h"
+#include "user/options.h"
 
 const int8_t be_guest_reg[32] = {
     [0] = -1,
@@ -51,6 +52,8 @@ void be_load_mapped(Emit *e)
 
 static const int callee_saved[] = { RBX, RBP, R12, R13, R14, R15 };
 
+static void emit_jc_probe(Emit *e, const uint8_t *miss);
+
 void be_gen_runtime(Emit *e, JitRuntime *rt, uint8_t *gbase)
 {
     /* enter(cpu = rdi, host = rsi) */
@@ -74,20 +77,35 @@ void be_gen_runtime(Emit *e, JitRuntime *rt, uint8_t *gbase)
         emit_pop(e, callee_saved[i]);
     emit_ret(e);
 
-    /* lookup: rax = guest pc; probe the jump cache, else exit to C */
+    /* lookup_miss: rax = guest pc the jump cache did not have: exit to C */
     emit_nops(e, (unsigned)(-(uintptr_t)e->p) & 15);
-    rt->lookup = e->p;
-    emit_mov_rr(e, RCX, RAX);
-    emit_shift_ri(e, SHIFT_SHR, RCX, 1, false);
-    emit_arith_rm(e, ARITH_AND, RCX, REG_CPU, offsetof(CPUState, jc_mask), false);
-    emit_shift_ri(e, SHIFT_SHL, RCX, 4, false);
-    emit_arith_rm(e, ARITH_ADD, RCX, REG_CPU, offsetof(CPUState, jc), false);
-    emit_modrm_mem(e, OPC_ARITH_GvEv | ARITH_CMP << 3 | P_REXW, RAX, RCX, NO_REG, 0, 0);
-    uint8_t *miss = emit_jcc(e, CC_NE);
-    emit_jmp_mem(e, RCX, offsetof(JCEntry, host));
-    emit_patch_rel32(miss, e->p);
+    rt->lookup_miss = e->p;
+    emit_st64(e, RAX, REG_CPU, offsetof(CPUState, pc));
     emit_mov_ri(e, RAX, EXIT_LOOKUP);
     emit_patch_rel32(emit_jmp(e), rt->epilogue);
+
+    /* lookup: the shared probe (--tune no-inline-jc) */
+    emit_nops(e, (unsigned)(-(uintptr_t)e->p) & 15);
+    rt->lookup = e->p;
+    emit_jc_probe(e, rt->lookup_miss);
+}
+
+/*
+ * Jump-cache probe, rax = guest pc: index (pc >> 1) & mask (a translation
+ * time constant: jc-bits is fixed per process), table through
+ * cpu->jc_probe (poisoned by exec_kick), compare the tag, jump to the host
+ * code; on a miss, jump to `miss` with rax intact. Clobbers rcx.
+ */
+static void emit_jc_probe(Emit *e, const uint8_t *miss)
+{
+    emit_mov_rr(e, RCX, RAX);
+    emit_shift_ri(e, SHIFT_SHR, RCX, 1, false);
+    emit_arith_ri(e, ARITH_AND, RCX, (int32_t)((1u << tune.jc_bits) - 1), true);
+    emit_shift_ri(e, SHIFT_SHL, RCX, 4, true);
+    emit_arith_rm(e, ARITH_ADD, RCX, REG_CPU, offsetof(CPUState, jc_probe), false);
+    emit_modrm_mem(e, OPC_ARITH_GvEv | ARITH_CMP << 3 | P_REXW, RAX, RCX, NO_REG, 0, 0);
+    emit_patch_rel32(emit_jcc(e, CC_NE), miss);
+    emit_jmp_mem(e, RCX, offsetof(JCEntry, host));
 }
 
 /* -- Exits ------------------------------------------------------------------ */
@@ -108,8 +126,31 @@ void be_exit(BeCtx *c, int code)
     emit_patch_rel32(emit_jmp(&c->e), jit_rt.epilogue);
 }
 
+/*
+ * Exit poll (exit_request and jit_kick, adjacent ints: one 8-byte compare)
+ * on a cycle-closing exit, branching to a stub that leaves with EXIT_POLL
+ * and cpu->pc = target (indirect: rax). Nothing with --tune no-cycle-poll:
+ * then every block polls at its entry.
+ */
+static void exit_poll(BeCtx *c, uint64_t target, bool indirect)
+{
+    if (!tune.cycle_poll)
+        return;
+    emit_modrm_mem(&c->e, OPC_ARITH_EvIb | P_REXW, ARITH_CMP, REG_CPU, NO_REG, 0,
+                   offsetof(CPUState, exit_request));
+    emit_u8(&c->e, 0);
+    BePoll *p = &c->poll[c->npoll++];
+    p->jcc = emit_jcc(&c->e, CC_NE);
+    p->target = target;
+    p->indirect = indirect;
+}
+
 void be_goto_tb(BeCtx *c, int slot, uint64_t target)
 {
+    /* A cycle of blocks has an edge to a block starting at or below its
+     * source's start: poll there (and at indirect exits). */
+    if (target <= c->tb->pc)
+        exit_poll(c, target, false);
     uint8_t *field = emit_jmp_aligned(&c->e);
     c->tb->jmp_field[slot] = (uint32_t)(field - c->entry);
     c->stub[c->nstub].slot = slot;
@@ -117,16 +158,33 @@ void be_goto_tb(BeCtx *c, int slot, uint64_t target)
     c->nstub++;
 }
 
+/*
+ * With --tune poison, an exit request makes the probe miss (exec_kick), so
+ * indirect exits need no poll; the inline probe (--tune inline-jc) gives
+ * every indirect exit its own host branch; cpu->pc is stored only on a
+ * miss unless --tune no-nostore.
+ */
 void be_goto_ptr(BeCtx *c)
 {
-    emit_st64(&c->e, RAX, REG_CPU, offsetof(CPUState, pc));
-    emit_patch_rel32(emit_jmp(&c->e), jit_rt.lookup);
+    if (!tune.nostore)
+        emit_st64(&c->e, RAX, REG_CPU, offsetof(CPUState, pc));
+    if (!tune.poison)
+        exit_poll(c, 0, true);
+    if (tune.inline_jc)
+        emit_jc_probe(&c->e, jit_rt.lookup_miss);
+    else
+        emit_patch_rel32(emit_jmp(&c->e), jit_rt.lookup);
 }
 
 /* -- Block start and end ----------------------------------------------------- */
 
 void be_tb_start(BeCtx *c)
 {
+    /* --tune no-nostore: the "current block" store user mode never reads. */
+    if (!tune.nostore)
+        be_set_pc(c, c->tb->pc);
+    if (tune.cycle_poll)
+        return;
     /* exit_request and jit_kick are adjacent ints: one 8-byte compare. */
     emit_modrm_mem(&c->e, OPC_ARITH_EvIb | P_REXW, ARITH_CMP, REG_CPU, NO_REG, 0,
                    offsetof(CPUState, exit_request));
@@ -150,9 +208,19 @@ void be_tb_finish(BeCtx *c)
         emit_mov_ri(e, RCX, (uint64_t)(uintptr_t)c->tb | (uint64_t)slot);
         be_exit(c, EXIT_CHAIN);
     }
-    emit_patch_rel32(c->poll_jcc, e->p);
-    be_set_pc(c, c->tb->pc);
-    be_exit(c, EXIT_POLL);
+    for (int i = 0; i < c->npoll; i++) {
+        emit_patch_rel32(c->poll[i].jcc, e->p);
+        if (c->poll[i].indirect)
+            emit_st64(e, RAX, REG_CPU, offsetof(CPUState, pc));
+        else
+            be_set_pc(c, c->poll[i].target);
+        be_exit(c, EXIT_POLL);
+    }
+    if (c->poll_jcc) {
+        emit_patch_rel32(c->poll_jcc, e->p);
+        be_set_pc(c, c->tb->pc);
+        be_exit(c, EXIT_POLL);
+    }
 }
 
 /* -- Helper calls ------------------------------------------------------------ */
@@ -188,9 +256,23 @@ static void window_check(BeCtx *c, int addr, uint64_t pc)
     s->pc = pc;
 }
 
+/*
+ * --tune no-disp: materialize addr + disp in rcx first, as a translator
+ * without based accesses would. addr may be rcx; the value is never rcx.
+ */
+static int unfold_disp(BeCtx *c, int addr, int32_t *disp)
+{
+    if (tune.disp || *disp == 0)
+        return addr;
+    emit_lea(&c->e, RCX, addr, NO_REG, 0, *disp, false);
+    *disp = 0;
+    return RCX;
+}
+
 void be_guest_load(BeCtx *c, int dst, int addr, int32_t disp, int size, bool sign, uint64_t pc)
 {
     window_check(c, addr, pc);
+    addr = unfold_disp(c, addr, &disp);
     emit_load_sized(&c->e, dst, REG_GBASE, addr, disp, size, sign);
     c->slow[c->nslow - 1].resume = c->e.p;
 }
@@ -198,6 +280,7 @@ void be_guest_load(BeCtx *c, int dst, int addr, int32_t disp, int size, bool sig
 void be_guest_store(BeCtx *c, int src, int addr, int32_t disp, int size, uint64_t pc)
 {
     window_check(c, addr, pc);
+    addr = unfold_disp(c, addr, &disp);
     emit_store_sized(&c->e, src, REG_GBASE, addr, disp, size);
     c->slow[c->nslow - 1].resume = c->e.p;
 }

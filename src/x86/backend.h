@@ -11,6 +11,11 @@
  *   CPUState.x[]. Every guest register is in its home (host register or
  *   CPUState) at every instruction boundary, so a fault needs only the
  *   mapped registers copied back (exec_fault_restore).
+ *
+ * Block ends (--tune, user/options.h): the exit poll sits only on exits that
+ * can close a cycle (a direct exit to a block starting at or below this
+ * one's start; indirect exits unless the jump cache is poisoned instead);
+ * indirect exits probe the jump cache inline through cpu->jc_probe.
  */
 #ifndef XLAT_X86_BACKEND_H
 #define XLAT_X86_BACKEND_H
@@ -37,6 +42,8 @@ extern const int8_t be_host_guest[16];
 /* Per-block code generation state. */
 typedef struct BeSlow { uint8_t *jcc; uint8_t *resume; uint64_t pc; } BeSlow;
 typedef struct BeStub { int slot; uint64_t target; } BeStub;
+/* An exit poll's branch to its stub; indirect: the target pc is in rax. */
+typedef struct BePoll { uint8_t *jcc; uint64_t target; bool indirect; } BePoll;
 
 typedef struct BeCtx {
     Emit e;
@@ -47,6 +54,8 @@ typedef struct BeCtx {
     int nslow;
     BeStub stub[2];
     int nstub;
+    BePoll poll[3];             /* exit polls on cycle-closing exits (--tune cycle-poll) */
+    int npoll;
 } BeCtx;
 
 /* Write the runtime stubs at e (once per code buffer generation). */

@@ -23,10 +23,14 @@ void emit_opc(Emit *e, int opc, int r, int rm, int index)
     /* spl, bpl, sil, dil need a REX prefix to be byte registers. */
     if (((opc & P_REXB_R) && (r & 15) >= 4) || ((opc & P_REXB_RM) && (rm & 15) >= 4))
         rex |= 0x40;
+    if (opc & P_LOCK)
+        emit_u8(e, 0xf0);
     if (opc & P_DATA16)
         emit_u8(e, 0x66);
     if (opc & P_SIMDF3)
         emit_u8(e, 0xf3);
+    if (opc & P_SIMDF2)
+        emit_u8(e, 0xf2);
     if (rex)
         emit_u8(e, (uint8_t)(0x40 | rex));
     if (opc & (P_EXT | P_EXT38)) {

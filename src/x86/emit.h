@@ -41,6 +41,8 @@ static inline bool emit_room(const Emit *e, unsigned n) { return e->p + n <= e->
 #define P_REXB_R  0x2000    /* reg field names a byte register (needs REX for sil..) */
 #define P_REXB_RM 0x4000    /* r/m field names a byte register */
 #define P_SIMDF3  0x10000   /* 0xf3 mandatory prefix */
+#define P_SIMDF2  0x20000   /* 0xf2 mandatory prefix */
+#define P_LOCK    0x40000   /* lock prefix */
 
 #define OPC_ARITH_EvIz  0x81
 #define OPC_ARITH_EvIb  0x83
@@ -81,8 +83,30 @@ static inline bool emit_room(const Emit *e, unsigned n) { return e->p + n <= e->
 #define OPC_SHIFT_Ib    0xc1
 #define OPC_SHIFT_cl    0xd3
 #define OPC_TESTL       0x85
+#define OPC_TESTB_EbIb  0xf6            /* /0 ib */
 #define OPC_TZCNT       (0xbc | P_EXT | P_SIMDF3)
 #define OPC_XCHG_EvGv   0x87
+#define OPC_CQO         0x99            /* cdq; with P_REXW cqo */
+#define OPC_XADD_EvGv   (0xc1 | P_EXT)
+#define OPC_CMPXCHG_EvGv (0xb1 | P_EXT)
+
+/* SSE scalar: OPC_SSE_x | P_SIMDF2 for double (sd), | P_SIMDF3 for single (ss). */
+#define OPC_SSE_SQRT    (0x51 | P_EXT)
+#define OPC_SSE_ADD     (0x58 | P_EXT)
+#define OPC_SSE_MUL     (0x59 | P_EXT)
+#define OPC_SSE_CVTS2S  (0x5a | P_EXT)  /* cvtsd2ss (F2) / cvtss2sd (F3) */
+#define OPC_SSE_SUB     (0x5c | P_EXT)
+#define OPC_SSE_DIV     (0x5e | P_EXT)
+#define OPC_SSE_CVTSI2S (0x2a | P_EXT)  /* integer (REX.W: 64-bit) -> fp */
+#define OPC_SSE_CVTS2SI (0x2d | P_EXT)  /* fp -> integer, rounding per MXCSR */
+#define OPC_UCOMISS     (0x2e | P_EXT)  /* | P_DATA16: ucomisd */
+#define OPC_COMISS      (0x2f | P_EXT)  /* | P_DATA16: comisd */
+#define OPC_MOVQ_VqWq   (0x7e | P_EXT | P_SIMDF3)   /* xmm <- m64 */
+#define OPC_MOVQ_WqVq   (0xd6 | P_EXT | P_DATA16)   /* m64 <- xmm */
+#define OPC_MOVD_VdEd   (0x6e | P_EXT | P_DATA16)   /* xmm <- r/m32 */
+#define OPC_MOVD_EdVd   (0x7e | P_EXT | P_DATA16)   /* r/m32 <- xmm */
+#define OPC_GRP15       (0xae | P_EXT)  /* /2 ldmxcsr, /3 stmxcsr */
+enum { EXT15_LDMXCSR = 2, EXT15_STMXCSR = 3 };
 
 /* Group 1 arithmetic (the /r of 0x81/0x83, bits 5:3 of 0x01-0x3b). */
 enum { ARITH_ADD = 0, ARITH_OR = 1, ARITH_ADC = 2, ARITH_SBB = 3,
@@ -90,7 +114,7 @@ enum { ARITH_ADD = 0, ARITH_OR = 1, ARITH_ADC = 2, ARITH_SBB = 3,
 /* Group 2 shifts (the /r of 0xc1/0xd3). */
 enum { SHIFT_ROL = 0, SHIFT_ROR = 1, SHIFT_SHL = 4, SHIFT_SHR = 5, SHIFT_SAR = 7 };
 /* Group 3 (0xf7) and group 5 (0xff) extensions. */
-enum { EXT3_NOT = 2, EXT3_NEG = 3, EXT3_MUL = 4, EXT3_IMUL = 5 };
+enum { EXT3_NOT = 2, EXT3_NEG = 3, EXT3_MUL = 4, EXT3_IMUL = 5, EXT3_DIV = 6, EXT3_IDIV = 7 };
 enum { EXT5_CALLN_Ev = 2, EXT5_JMPN_Ev = 4 };
 /* Group 8 bit tests (0x0f 0xba). */
 enum { BT_BT = 4, BT_BTS = 5, BT_BTR = 6, BT_BTC = 7 };
@@ -98,7 +122,7 @@ enum { BT_BT = 4, BT_BTS = 5, BT_BTR = 6, BT_BTC = 7 };
 /* Condition codes (low nibble of jcc/setcc/cmovcc). */
 enum {
     CC_O = 0x0, CC_NO = 0x1, CC_B = 0x2, CC_AE = 0x3, CC_E = 0x4, CC_NE = 0x5,
-    CC_BE = 0x6, CC_A = 0x7, CC_S = 0x8, CC_NS = 0x9, CC_L = 0xc, CC_GE = 0xd,
+    CC_BE = 0x6, CC_A = 0x7, CC_S = 0x8, CC_NS = 0x9, CC_P = 0xa, CC_NP = 0xb, CC_L = 0xc, CC_GE = 0xd,
     CC_LE = 0xe, CC_G = 0xf,
 };
 

@@ -5,7 +5,7 @@
 # The guest bash runs in a tmux pane (a pty, so bash turns on job control
 # and readline). We type with `tmux send-keys` and read the screen with
 # `tmux capture-pane`: echo, a pipeline, cd + pwd, a for loop, readline's
-# history (Up) and completion (Tab), ctrl-C during `sleep 5` (must stop
+# history (Up) and completion (Tab), ctrl-C during a `sleep` (must stop
 # only the sleep: the rest of the line is dropped, the prompt comes back
 # at once), ctrl-Z + jobs + fg + ctrl-C (process groups, TIOCSPGRP,
 # SIGTSTP/SIGCONT, SIGCHLD), and `exit 3` (the status reaches the host).
@@ -57,7 +57,7 @@ keys() { "${T[@]}" send-keys -t t "$@"; }
 # wait_for REGEX [SECONDS]: poll the screen until an (extended) regex
 # matches a line.
 wait_for() {
-    local re=$1 limit=${2:-30} i
+    local re=$1 limit=${2:-20} i
     for ((i = 0; i < limit * 10; i++)); do
         screen | grep -qE -- "$re" && return 0
         sleep 0.1
@@ -101,18 +101,19 @@ keys -l 'ech'; keys Tab; keys -l 'tabbed-$((5*5))'; keys Enter
 if wait_for '^tabbed-25$'; then ok tab-completion; else fail tab-completion; fi
 
 # ctrl-C kills the foreground sleep only; bash drops the rest of the line
-# (as it does natively) and prompts again long before 5 s have passed.
-keys -l 'sleep 5; echo not-reached'; keys Enter
+# (as it does natively) and prompts again at once. (A long sleep, so that
+# a slow machine cannot pass for a working ctrl-C.)
+keys -l 'sleep 20; echo not-reached'; keys Enter
 sleep 1.5
 start=$(date +%s%N)
 keys C-c
 keys -l 'echo after-int-$?'; keys Enter
-if wait_for '^after-int-130$' 3; then
+if wait_for '^after-int-130$' 10; then
     elapsed=$((($(date +%s%N) - start) / 1000000))
-    if [[ $(count 'not-reached$') -eq 1 && $elapsed -lt 3000 ]]; then  # the typed line only
+    if [[ $(count 'not-reached$') -eq 1 ]]; then  # the typed line only
         ok "ctrl-C (${elapsed} ms)"
     else
-        fail "ctrl-C (sleep not interrupted, ${elapsed} ms)"
+        fail "ctrl-C (the rest of the line ran)"
     fi
 else
     fail ctrl-C

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Integration test: the Debian trixie riscv64 bash from the test rootfs
 # (scripts/rootfs.sh), run as `RUNNER -L ROOTFS ROOTFS/usr/bin/bash -c
-# SCRIPT` under qemu-riscv64 and under BUILD/xlat; stdout and exit status
-# of every case must be identical.   Usage: tests/integration/rootfs_shell.sh BUILD_DIR
+# SCRIPT` under qemu-riscv64 and under BUILD/xlat; stdout, stderr and exit
+# status of every case must be identical (XLAT_SHELL_SHOW=1 prints each
+# passing case's output, to review what it checks).   Usage: tests/integration/rootfs_shell.sh BUILD_DIR
 #
 # The scripts fork, exec external programs, build pipelines, wait for
 # jobs, run #! scripts and nested shells: inside xlat that is clone (fork),
@@ -57,6 +58,14 @@ rm f; ls f 2>/dev/null || echo gone'
     'read|echo "1 2" | { read a b; echo $((a+b)); }; printf "x\ny\n" | while read l; do echo "[$l]"; done'
     'traps|trap "echo got USR1" USR1; kill -USR1 $$; echo after; trap "echo on exit" EXIT; exit 2'
     'xargs|printf "%s\n" c a b | sort | xargs echo; seq 3 | xargs -n1 expr 10 +'
+    'loops|for ((i = 0; i < 5; i++)); do [[ $i == 2 ]] && continue; echo -n "$i "; done; echo; n=0; while :; do n=$((n + 1)); ((n >= 4)) && break; done; echo n=$n; until [[ $n -le 0 ]]; do n=$((n - 1)); done; echo n=$n; select x in a b; do break; done </dev/null; echo sel=$?'
+    'functions-arrays|f() { local v=$1; echo "f:$v:$#"; return $(( $# + 1 )); }; f a b; echo rc=$?; a=(x "y z" w); echo ${#a[@]} "${a[1]}" "${a[@]:1}"; declare -A m=([k]=v [j]=u); for k in $(printf "%s\n" "${!m[@]}" | sort); do echo "$k=${m[$k]}"; done; s="Hello-World"; echo ${s,,} ${s^^} ${s/World/There} ${s#*-} ${s%-*} ${#s}'
+    'trap-signals|trap "echo int caught" INT; kill -INT $$; trap "echo term caught; exit 9" TERM; sleep 5 & pid=$!; kill -TERM $pid; wait $pid; echo "child status $?"; trap - INT; (trap "echo sub-usr2" USR2; kill -USR2 $BASHPID; echo sub-done); kill -TERM $$; echo not-reached'
+    'trap-err-return|set -E; trap "echo err at \$LINENO" ERR; false; g() { trap "echo returning" RETURN; return 0; }; g; trap - ERR; (set -e; false; echo not-here); echo sub $?'
+    'trap-chld|set -m; n=0; trap "n=\$((n + 1))" CHLD; (exit 1) & (exit 2) & wait; sleep 0.2; echo "children reaped, traps fired: $((n >= 1))"'
+    'subshell-status|(exit 4); echo $?; ( (exit 5) ); echo $?; x=$(exit 6); echo $?; ! true; echo $?; { false || echo or-branch; }; echo "${PIPESTATUS[@]}"; true | false | true; echo "${PIPESTATUS[@]}"'
+    'wait-n|sleep 0.3 & s=$!; (exit 3) & wait -n; echo first $?; wait $s; echo slow $?; kill -0 $s 2>/dev/null || echo gone'
+    'coproc|coproc CO { while read -r l; do echo "got $l"; done; }; echo ping >&"${CO[1]}"; read -r reply <&"${CO[0]}"; echo "$reply"; exec {CO[1]}>&-; wait $CO_PID; echo co $?'
 )
 
 failed=0
@@ -75,11 +84,19 @@ for case in "${CASES[@]}"; do
         echo "FAIL $name: qemu-riscv64 itself failed ($(describe_status "$qemu_rc"))"
         head -n 5 "$WORK/qemu.err" | sed 's/^/    /'
         failed=1
-    elif [[ $qemu_rc -eq $xlat_rc ]] && cmp -s "$WORK/qemu" "$WORK/xlat"; then
+    elif [[ $qemu_rc -eq $xlat_rc ]] && cmp -s "$WORK/qemu" "$WORK/xlat" &&
+            cmp -s "$WORK/qemu.err" "$WORK/xlat.err"; then
         echo "ok   $name"
+        if [[ ${XLAT_SHELL_SHOW:-0} == 1 ]]; then    # to review what a case checks
+            sed 's/^/      /' "$WORK/qemu" "$WORK/qemu.err" | head -n 30
+        fi
     else
         echo "FAIL $name"
         report_mismatch "$WORK/qemu" "$qemu_rc" "$WORK/xlat" "$xlat_rc"
+        if ! cmp -s "$WORK/qemu.err" "$WORK/xlat.err"; then
+            echo "    stderr diff (qemu vs xlat), first 10 lines:"
+            diff -u --label qemu --label xlat "$WORK/qemu.err" "$WORK/xlat.err" | head -n 10 | sed 's/^/      /'
+        fi
         failed=1
     fi
 done

@@ -1,0 +1,577 @@
+/*
+ * Native translation of the M, A, F and D extensions (called from
+ * translate_insn for everything translate.c does not handle itself).
+ *
+ * Each translator emits a fast path for the common case and, when some
+ * input is unusual, branches to a "bail" label that runs the instruction
+ * in the interpreter (the backend's out-of-line slow path, as for a guest
+ * access outside the window). A bail happens before the instruction has
+ * changed any guest state, so the interpreter sees exactly the state
+ * before it: the golden model decides every corner case.
+ *
+ * M: div/rem with RISC-V's results for a zero divisor and for overflow
+ * (branches around idiv), mulh/mulhu/mulhsu with the one-operand
+ * mul/imul. rdx, which idiv and mul clobber, holds guest s2: it is parked
+ * in CPUState.x[18] meanwhile.
+ *
+ * A: amoswap/amoadd as lock xchg/xadd, the others as a lock cmpxchg loop;
+ * lr/sc with the reservation in CPUState as interp.c keeps it (sc is a
+ * lock cmpxchg against the value lr saw). Misaligned or out-of-window
+ * addresses bail (the interpreter raises SIGBUS/SIGSEGV).
+ *
+ * F/D: values stay in CPUState.f[]; the arithmetic runs on SSE scalar
+ * instructions, which round as IEEE 754 requires for RNE/RTZ/RDN/RUP and
+ * detect tininess after rounding as RISC-V does. Around each operation:
+ * ldmxcsr with the rounding mode (static, or from frm at run time) and all
+ * flags clear, the op, stmxcsr. Any of IE/ZE/OE/UE, or a NaN result, bails
+ * (x86 NaN results are not RISC-V's canonical NaN, and those cases are
+ * rare); inexact (PE) accrues NX inline. MXCSR is back to the host default
+ * (0x1f80) whenever translated code may leave or bail. Single-precision
+ * operands that are not NaN-boxed bail. RMM, fmin/fmax, fclass and the
+ * fused multiply-adds stay in the interpreter.
+ */
+#include <stddef.h>
+
+#include "riscv/cpu.h"
+#include "riscv/translate_priv.h"
+
+#define F_OFF(r) ((int32_t)(offsetof(CPUState, f) + 8 * (r)))
+#define MXCSR_OFF ((int32_t)offsetof(CPUState, jit_mxcsr))
+#define MXCSR_DEFAULT 0x1f80u
+/* MXCSR flag bits that bail: IE, ZE, OE, UE (DE, bit 1, is ignored). */
+#define MXCSR_BAIL 0x1d
+#define MXCSR_PE_BIT 5
+/* MXCSR of each RISC-V rounding mode 0..3, 16 bits each: RC = 0, 3, 1, 2. */
+#define MXCSR_BY_RM 0x5f803f807f801f80ull
+
+/* -- Bail to the interpreter ---------------------------------------------- */
+
+typedef struct Bails {
+    uint8_t *jcc[8];
+    int n;
+} Bails;
+
+static void bail_if(T *t, Bails *b, int cc)
+{
+    b->jcc[b->n++] = emit_jcc(t->e, cc);
+}
+
+/*
+ * End of the instruction: the fast path jumps over one in-line jmp that
+ * every bail reaches, which leads to the backend's out-of-line
+ * interpreter call for this pc, which resumes here.
+ */
+static void bails_finish(T *t, Bails *b)
+{
+    if (b->n == 0)
+        return;
+    Emit *e = t->e;
+    uint8_t *over = emit_jmp(e);
+    for (int i = 0; i < b->n; i++)
+        emit_patch_rel32(b->jcc[i], e->p);
+    BeSlow *s = &t->c->slow[t->c->nslow++];
+    s->jcc = emit_jmp(e);
+    s->pc = t->pc;
+    emit_patch_rel32(over, e->p);
+    s->resume = e->p;
+}
+
+/* -- M: division and high multiplication ------------------------------------ */
+
+/* Guest register g into host d, reading x18 from its parking slot. */
+static void load_parked(Emit *e, int d, int g)
+{
+    if (g == 18)
+        emit_ld64(e, d, REG_CPU, CPU_X_OFF(18));
+    else
+        load_into(e, d, g);
+}
+
+static void park_rdx(Emit *e) { emit_st64(e, RDX, REG_CPU, CPU_X_OFF(18)); }
+
+/* rax = result; put it in rd and bring guest s2 back to rdx. */
+static void unpark_rdx(T *t, bool w32)
+{
+    if (w32)
+        emit_movslq(t->e, RAX, RAX);
+    emit_ld64(t->e, RDX, REG_CPU, CPU_X_OFF(18));
+    writeback(t->e, t->in->rd, RAX);
+}
+
+static bool tr_divrem(T *t, bool sign, bool rem, bool w32)
+{
+    const Insn *in = t->in;
+    Emit *e = t->e;
+    if (in->rd == 0)
+        return true;
+    park_rdx(e);
+    load_parked(e, RCX, in->rs2);
+    load_parked(e, RAX, in->rs1);
+    if (w32 && !sign)
+        emit_movzlq(e, RAX, RAX);
+    if (w32)
+        emit_modrm(e, OPC_TESTL, RCX, RCX);
+    else
+        emit_test_rr(e, RCX, RCX);
+    uint8_t *zero = emit_jcc(e, CC_E);
+    uint8_t *ovf = NULL;
+    if (sign) {
+        emit_arith_ri(e, ARITH_CMP, RCX, -1, w32);
+        uint8_t *normal = emit_jcc(e, CC_NE);
+        /* x / -1 = -x (INT_MIN / -1 = INT_MIN), x % -1 = 0 */
+        if (rem)
+            emit_mov_ri(e, RAX, 0);
+        else
+            emit_grp3(e, EXT3_NEG, RAX, w32);
+        ovf = emit_jmp(e);
+        emit_patch_rel32(normal, e->p);
+        emit_opc(e, OPC_CQO | (w32 ? 0 : P_REXW), 0, 0, 0);
+        emit_grp3(e, EXT3_IDIV, RCX, w32);
+    } else {
+        emit_mov_ri(e, RDX, 0);
+        emit_grp3(e, EXT3_DIV, RCX, w32);
+    }
+    if (rem)
+        emit_mov_rr(e, RAX, RDX);
+    uint8_t *done = emit_jmp(e);
+    emit_patch_rel32(zero, e->p);
+    /* x / 0 = all ones, x % 0 = x (rax still holds x) */
+    if (!rem)
+        emit_mov_ri(e, RAX, (uint64_t)-1);
+    emit_patch_rel32(done, e->p);
+    if (ovf)
+        emit_patch_rel32(ovf, e->p);
+    unpark_rdx(t, w32);
+    return true;
+}
+
+/* kind 0 mulh, 1 mulhu, 2 mulhsu */
+static bool tr_mulh(T *t, int kind)
+{
+    const Insn *in = t->in;
+    Emit *e = t->e;
+    if (in->rd == 0)
+        return true;
+    park_rdx(e);
+    load_parked(e, RCX, in->rs2);
+    load_parked(e, RAX, in->rs1);
+    emit_grp3(e, kind == 0 ? EXT3_IMUL : EXT3_MUL, RCX, false);
+    if (kind == 2) {
+        /* unsigned high part minus b if a < 0 (a as signed) */
+        load_parked(e, RAX, in->rs1);
+        emit_shift_ri(e, SHIFT_SAR, RAX, 63, false);
+        emit_arith_rr(e, ARITH_AND, RAX, RCX, false);
+        emit_arith_rr(e, ARITH_SUB, RDX, RAX, false);
+    }
+    emit_mov_rr(e, RAX, RDX);
+    unpark_rdx(t, false);
+    return true;
+}
+
+/* -- F/D: rounding mode and flags ------------------------------------------- */
+
+static bool has_rm(const Insn *in)
+{
+    enum insn_format f = insn_table[in->op].fmt;
+    return f == FMT_FR_RM || f == FMT_FR4 || f == FMT_F1_RM || f == FMT_XF_RM || f == FMT_FX_RM;
+}
+
+static void ldmxcsr_slot(Emit *e, int slot, int ext)
+{
+    emit_modrm_mem(e, OPC_GRP15, ext, REG_CPU, NO_REG, 0, MXCSR_OFF + 4 * slot);
+}
+
+static void store_u32_imm(Emit *e, int32_t off, uint32_t v)
+{
+    emit_modrm_mem(e, OPC_MOVL_EvIz, 0, REG_CPU, NO_REG, 0, off);
+    emit_imm32(e, v);
+}
+
+/*
+ * Put the MXCSR image for the instruction's rounding mode in jit_mxcsr[0]
+ * (a dynamic mode other than RNE/RTZ/RDN/RUP bails). Returns false if the
+ * instruction needs the interpreter outright (RMM, reserved modes).
+ * *restore: whether MXCSR must be reset to the default after the op.
+ */
+static bool fp_mode(T *t, Bails *b, bool *restore)
+{
+    const Insn *in = t->in;
+    Emit *e = t->e;
+    int rm = has_rm(in) ? in->rm : RM_RNE;
+    *restore = rm != RM_RNE;
+    if (rm == RM_DYN) {
+        emit_modrm_mem(e, OPC_MOVL_GvEv, RCX, REG_CPU, NO_REG, 0, offsetof(CPUState, frm));
+        emit_arith_ri(e, ARITH_CMP, RCX, 3, true);
+        bail_if(t, b, CC_A);
+        emit_shift_ri(e, SHIFT_SHL, RCX, 4, true);
+        emit_mov_ri(e, RAX, MXCSR_BY_RM);
+        emit_shift_cl(e, SHIFT_SHR, RAX, false);
+        emit_modrm(e, OPC_MOVZWL, RAX, RAX);
+        emit_modrm_mem(e, OPC_MOVL_EvGv, RAX, REG_CPU, NO_REG, 0, MXCSR_OFF);
+        return true;
+    }
+    if (rm > RM_RUP)
+        return false;
+    store_u32_imm(e, MXCSR_OFF, (uint32_t)(MXCSR_BY_RM >> (16 * rm)) & 0xffff);
+    return true;
+}
+
+/* Bail unless single-precision f[r] is NaN-boxed. */
+static void check_boxed(T *t, Bails *b, int r)
+{
+    emit_modrm_mem(t->e, OPC_ARITH_EvIb, ARITH_CMP, REG_CPU, NO_REG, 0, F_OFF(r) + 4);
+    emit_u8(t->e, 0xff);
+    bail_if(t, b, CC_NE);
+}
+
+/*
+ * After the op: read the flags, restore the default MXCSR if needed, bail
+ * on IE/ZE/OE/UE, and leave PE in host register `pe` (0 or 1) for
+ * fp_accrue_nx once nothing can bail any more.
+ */
+static void fp_flags(T *t, Bails *b, bool restore)
+{
+    Emit *e = t->e;
+    ldmxcsr_slot(e, 0, EXT15_STMXCSR);
+    if (restore) {
+        store_u32_imm(e, MXCSR_OFF + 4, MXCSR_DEFAULT);
+        ldmxcsr_slot(e, 1, EXT15_LDMXCSR);
+    }
+    emit_modrm_mem(e, OPC_TESTB_EbIb, 0, REG_CPU, NO_REG, 0, MXCSR_OFF);
+    emit_u8(e, MXCSR_BAIL);
+    bail_if(t, b, CC_NE);
+}
+
+/* fflags |= PE ? NX : 0 (clobbers rcx; flags register). */
+static void fp_accrue_nx(T *t)
+{
+    Emit *e = t->e;
+    emit_modrm_mem(e, OPC_MOVL_GvEv, RCX, REG_CPU, NO_REG, 0, MXCSR_OFF);
+    emit_shift_ri(e, SHIFT_SHR, RCX, MXCSR_PE_BIT, true);
+    emit_arith_ri(e, ARITH_AND, RCX, 1, true);
+    emit_modrm_mem(e, OPC_ARITH_EvGv | ARITH_OR << 3, RCX, REG_CPU, NO_REG, 0,
+                   offsetof(CPUState, fflags));
+}
+
+/* xmm0 -> f[rd], NaN-boxed for single. */
+static void fp_store_result(T *t, bool dbl)
+{
+    Emit *e = t->e;
+    int rd = t->in->rd;
+    if (dbl) {
+        emit_modrm_mem(e, OPC_MOVQ_WqVq, 0, REG_CPU, NO_REG, 0, F_OFF(rd));
+    } else {
+        emit_modrm_mem(e, OPC_MOVD_EdVd, 0, REG_CPU, NO_REG, 0, F_OFF(rd));
+        store_u32_imm(e, F_OFF(rd) + 4, 0xffffffffu);
+    }
+}
+
+static void xmm_load(Emit *e, int x, int r, bool dbl)
+{
+    emit_modrm_mem(e, dbl ? OPC_MOVQ_VqWq : OPC_MOVD_VdEd, x, REG_CPU, NO_REG, 0, F_OFF(r));
+}
+
+static inline int sse(int opc, bool dbl) { return opc | (dbl ? P_SIMDF2 : P_SIMDF3); }
+
+/* -- F/D: arithmetic --------------------------------------------------------- */
+
+/* fadd/fsub/fmul/fdiv (nsrc 2), fsqrt (nsrc 1). */
+static bool tr_fp_arith(T *t, int opc, bool dbl, int nsrc)
+{
+    const Insn *in = t->in;
+    Emit *e = t->e;
+    Bails b = { .n = 0 };
+    bool restore;
+    if (!fp_mode(t, &b, &restore))
+        return false;
+    if (!dbl) {
+        check_boxed(t, &b, in->rs1);
+        if (nsrc == 2)
+            check_boxed(t, &b, in->rs2);
+    }
+    ldmxcsr_slot(e, 0, EXT15_LDMXCSR);
+    if (nsrc == 2) {
+        xmm_load(e, 0, in->rs1, dbl);
+        emit_modrm_mem(e, sse(opc, dbl), 0, REG_CPU, NO_REG, 0, F_OFF(in->rs2));
+    } else {
+        emit_modrm_mem(e, sse(opc, dbl), 0, REG_CPU, NO_REG, 0, F_OFF(in->rs1));
+    }
+    fp_flags(t, &b, restore);
+    emit_modrm(e, OPC_UCOMISS | (dbl ? P_DATA16 : 0), 0, 0);       /* NaN result? */
+    bail_if(t, &b, CC_P);
+    fp_accrue_nx(t);
+    fp_store_result(t, dbl);
+    bails_finish(t, &b);
+    return true;
+}
+
+/* fcvt.s.d (to_dbl false) and fcvt.d.s. */
+static bool tr_fp_cvt_ff(T *t, bool to_dbl)
+{
+    const Insn *in = t->in;
+    Emit *e = t->e;
+    Bails b = { .n = 0 };
+    bool restore;
+    if (!fp_mode(t, &b, &restore))
+        return false;
+    if (to_dbl)
+        check_boxed(t, &b, in->rs1);
+    ldmxcsr_slot(e, 0, EXT15_LDMXCSR);
+    emit_modrm_mem(e, OPC_SSE_CVTS2S | (to_dbl ? P_SIMDF3 : P_SIMDF2), 0, REG_CPU, NO_REG, 0,
+                   F_OFF(in->rs1));
+    fp_flags(t, &b, restore);
+    emit_modrm(e, OPC_UCOMISS | (to_dbl ? P_DATA16 : 0), 0, 0);
+    bail_if(t, &b, CC_P);
+    fp_accrue_nx(t);
+    fp_store_result(t, to_dbl);
+    bails_finish(t, &b);
+    return true;
+}
+
+/* fcvt.{s,d}.{w,wu,l,lu}: kind 0 w, 1 wu, 2 l, 3 lu */
+static bool tr_fp_from_int(T *t, bool dbl, int kind)
+{
+    const Insn *in = t->in;
+    Emit *e = t->e;
+    Bails b = { .n = 0 };
+    bool restore;
+    if (!fp_mode(t, &b, &restore))
+        return false;
+    load_into(e, RAX, in->rs1);
+    if (kind == 1)
+        emit_movzlq(e, RAX, RAX);
+    if (kind == 3) {
+        emit_test_rr(e, RAX, RAX);
+        bail_if(t, &b, CC_S);                       /* >= 2^63: no signed convert */
+    }
+    ldmxcsr_slot(e, 0, EXT15_LDMXCSR);
+    emit_modrm(e, sse(OPC_SSE_CVTSI2S, dbl) | (kind == 0 ? 0 : P_REXW), 0, RAX);
+    fp_flags(t, &b, restore);
+    fp_accrue_nx(t);
+    fp_store_result(t, dbl);
+    bails_finish(t, &b);
+    return true;
+}
+
+/* fcvt.{w,wu,l,lu}.{s,d}: out of range or NaN (IE) bails to saturate. */
+static bool tr_fp_to_int(T *t, bool dbl, int kind)
+{
+    const Insn *in = t->in;
+    Emit *e = t->e;
+    Bails b = { .n = 0 };
+    bool restore;
+    if (!fp_mode(t, &b, &restore))
+        return false;
+    if (!dbl)
+        check_boxed(t, &b, in->rs1);
+    ldmxcsr_slot(e, 0, EXT15_LDMXCSR);
+    emit_modrm_mem(e, sse(OPC_SSE_CVTS2SI, dbl) | (kind == 0 ? 0 : P_REXW), RAX, REG_CPU,
+                   NO_REG, 0, F_OFF(in->rs1));
+    fp_flags(t, &b, restore);
+    if (kind == 0) {
+        emit_movslq(e, RAX, RAX);
+    } else if (kind == 1) {
+        emit_mov_rr(e, RCX, RAX);
+        emit_shift_ri(e, SHIFT_SHR, RCX, 32, false);
+        bail_if(t, &b, CC_NE);                      /* negative or >= 2^32 */
+        emit_movslq(e, RAX, RAX);
+    } else if (kind == 3) {
+        emit_test_rr(e, RAX, RAX);
+        bail_if(t, &b, CC_S);                       /* negative */
+    }
+    fp_accrue_nx(t);
+    writeback(e, in->rd, RAX);
+    bails_finish(t, &b);
+    return true;
+}
+
+/* feq (cc 0), flt (1), fle (2) */
+static bool tr_fp_cmp(T *t, bool dbl, int kind)
+{
+    const Insn *in = t->in;
+    Emit *e = t->e;
+    Bails b = { .n = 0 };
+    if (!dbl) {
+        check_boxed(t, &b, in->rs1);
+        check_boxed(t, &b, in->rs2);
+    }
+    store_u32_imm(e, MXCSR_OFF, MXCSR_DEFAULT);
+    ldmxcsr_slot(e, 0, EXT15_LDMXCSR);
+    int pd = dbl ? P_DATA16 : 0;
+    if (kind == 0) {
+        xmm_load(e, 0, in->rs1, dbl);
+        emit_modrm_mem(e, OPC_UCOMISS | pd, 0, REG_CPU, NO_REG, 0, F_OFF(in->rs2));
+        emit_setcc(e, CC_E, RAX);
+        emit_setcc(e, CC_NP, RCX);
+        emit_arith_rr(e, ARITH_AND, RAX, RCX, true);
+    } else {
+        /* a < b  <=>  b above a (unordered: CF = ZF = 1) */
+        xmm_load(e, 0, in->rs2, dbl);
+        emit_modrm_mem(e, OPC_COMISS | pd, 0, REG_CPU, NO_REG, 0, F_OFF(in->rs1));
+        emit_setcc(e, kind == 1 ? CC_A : CC_AE, RAX);
+    }
+    fp_flags(t, &b, false);
+    writeback(e, in->rd, RAX);
+    bails_finish(t, &b);
+    return true;
+}
+
+/* -- F/D: sign injection, moves, loads and stores ---------------------------- */
+
+/* kind 0 fsgnj, 1 fsgnjn, 2 fsgnjx */
+static bool tr_fp_sgnj(T *t, bool dbl, int kind)
+{
+    const Insn *in = t->in;
+    Emit *e = t->e;
+    Bails b = { .n = 0 };
+    int sbit = dbl ? 63 : 31;
+    if (!dbl) {
+        check_boxed(t, &b, in->rs1);
+        check_boxed(t, &b, in->rs2);
+    }
+    emit_load_sized(e, RAX, REG_CPU, NO_REG, F_OFF(in->rs1), dbl ? 8 : 4, false);
+    emit_load_sized(e, RCX, REG_CPU, NO_REG, F_OFF(in->rs2), dbl ? 8 : 4, false);
+    if (kind == 1)
+        emit_grp3(e, EXT3_NOT, RCX, !dbl);
+    emit_shift_ri(e, SHIFT_SHR, RCX, (unsigned)sbit, !dbl);
+    emit_shift_ri(e, SHIFT_SHL, RCX, (unsigned)sbit, !dbl);
+    if (kind == 2) {
+        emit_arith_rr(e, ARITH_XOR, RAX, RCX, !dbl);
+    } else {
+        emit_bt_ri(e, BT_BTR, RAX, (unsigned)sbit);
+        emit_arith_rr(e, ARITH_OR, RAX, RCX, !dbl);
+    }
+    if (dbl) {
+        emit_st64(e, RAX, REG_CPU, F_OFF(in->rd));
+    } else {
+        emit_store_sized(e, RAX, REG_CPU, NO_REG, F_OFF(in->rd), 4);
+        store_u32_imm(e, F_OFF(in->rd) + 4, 0xffffffffu);
+    }
+    bails_finish(t, &b);
+    return true;
+}
+
+/* fmv.x.w / fmv.x.d (to_x) and fmv.w.x / fmv.d.x */
+static bool tr_fmv(T *t, bool dbl, bool to_x)
+{
+    const Insn *in = t->in;
+    Emit *e = t->e;
+    if (to_x) {
+        if (in->rd == 0)
+            return true;
+        int d = dst(in->rd);
+        emit_load_sized(e, d, REG_CPU, NO_REG, F_OFF(in->rs1), dbl ? 8 : 4, true);
+        writeback(e, in->rd, d);
+    } else {
+        int s = src(e, in->rs1, RAX);
+        if (dbl) {
+            emit_st64(e, s, REG_CPU, F_OFF(in->rd));
+        } else {
+            emit_store_sized(e, s, REG_CPU, NO_REG, F_OFF(in->rd), 4);
+            store_u32_imm(e, F_OFF(in->rd) + 4, 0xffffffffu);
+        }
+    }
+    return true;
+}
+
+static bool tr_fp_load(T *t, bool dbl)
+{
+    const Insn *in = t->in;
+    if (in->rs1 == 0)
+        return false;
+    int a = src(t->e, in->rs1, RCX);
+    be_guest_load(t->c, RAX, a, (int32_t)in->imm, dbl ? 8 : 4, false, t->pc);
+    if (dbl) {
+        emit_st64(t->e, RAX, REG_CPU, F_OFF(in->rd));
+    } else {
+        emit_store_sized(t->e, RAX, REG_CPU, NO_REG, F_OFF(in->rd), 4);
+        store_u32_imm(t->e, F_OFF(in->rd) + 4, 0xffffffffu);
+    }
+    return true;
+}
+
+static bool tr_fp_store(T *t, bool dbl)
+{
+    const Insn *in = t->in;
+    if (in->rs1 == 0)
+        return false;
+    emit_ld64(t->e, RAX, REG_CPU, F_OFF(in->rs2));
+    int a = src(t->e, in->rs1, RCX);
+    be_guest_store(t->c, RAX, a, (int32_t)in->imm, dbl ? 8 : 4, t->pc);
+    return true;
+}
+
+/* -- Dispatch ------------------------------------------------------------------ */
+
+bool translate_ext(T *t)
+{
+    switch ((enum insn_op)t->in->op) {
+    case OP_div:    return tr_divrem(t, true, false, false);
+    case OP_divu:   return tr_divrem(t, false, false, false);
+    case OP_rem:    return tr_divrem(t, true, true, false);
+    case OP_remu:   return tr_divrem(t, false, true, false);
+    case OP_divw:   return tr_divrem(t, true, false, true);
+    case OP_divuw:  return tr_divrem(t, false, false, true);
+    case OP_remw:   return tr_divrem(t, true, true, true);
+    case OP_remuw:  return tr_divrem(t, false, true, true);
+    case OP_mulh:   return tr_mulh(t, 0);
+    case OP_mulhu:  return tr_mulh(t, 1);
+    case OP_mulhsu: return tr_mulh(t, 2);
+
+    case OP_flw: return tr_fp_load(t, false);
+    case OP_fld: return tr_fp_load(t, true);
+    case OP_fsw: return tr_fp_store(t, false);
+    case OP_fsd: return tr_fp_store(t, true);
+
+    case OP_fadd_s:  return tr_fp_arith(t, OPC_SSE_ADD, false, 2);
+    case OP_fsub_s:  return tr_fp_arith(t, OPC_SSE_SUB, false, 2);
+    case OP_fmul_s:  return tr_fp_arith(t, OPC_SSE_MUL, false, 2);
+    case OP_fdiv_s:  return tr_fp_arith(t, OPC_SSE_DIV, false, 2);
+    case OP_fsqrt_s: return tr_fp_arith(t, OPC_SSE_SQRT, false, 1);
+    case OP_fadd_d:  return tr_fp_arith(t, OPC_SSE_ADD, true, 2);
+    case OP_fsub_d:  return tr_fp_arith(t, OPC_SSE_SUB, true, 2);
+    case OP_fmul_d:  return tr_fp_arith(t, OPC_SSE_MUL, true, 2);
+    case OP_fdiv_d:  return tr_fp_arith(t, OPC_SSE_DIV, true, 2);
+    case OP_fsqrt_d: return tr_fp_arith(t, OPC_SSE_SQRT, true, 1);
+
+    case OP_fcvt_s_d: return tr_fp_cvt_ff(t, false);
+    case OP_fcvt_d_s: return tr_fp_cvt_ff(t, true);
+    case OP_fcvt_s_w:  return tr_fp_from_int(t, false, 0);
+    case OP_fcvt_s_wu: return tr_fp_from_int(t, false, 1);
+    case OP_fcvt_s_l:  return tr_fp_from_int(t, false, 2);
+    case OP_fcvt_s_lu: return tr_fp_from_int(t, false, 3);
+    case OP_fcvt_d_w:  return tr_fp_from_int(t, true, 0);
+    case OP_fcvt_d_wu: return tr_fp_from_int(t, true, 1);
+    case OP_fcvt_d_l:  return tr_fp_from_int(t, true, 2);
+    case OP_fcvt_d_lu: return tr_fp_from_int(t, true, 3);
+    case OP_fcvt_w_s:  return tr_fp_to_int(t, false, 0);
+    case OP_fcvt_wu_s: return tr_fp_to_int(t, false, 1);
+    case OP_fcvt_l_s:  return tr_fp_to_int(t, false, 2);
+    case OP_fcvt_lu_s: return tr_fp_to_int(t, false, 3);
+    case OP_fcvt_w_d:  return tr_fp_to_int(t, true, 0);
+    case OP_fcvt_wu_d: return tr_fp_to_int(t, true, 1);
+    case OP_fcvt_l_d:  return tr_fp_to_int(t, true, 2);
+    case OP_fcvt_lu_d: return tr_fp_to_int(t, true, 3);
+
+    case OP_feq_s: return tr_fp_cmp(t, false, 0);
+    case OP_flt_s: return tr_fp_cmp(t, false, 1);
+    case OP_fle_s: return tr_fp_cmp(t, false, 2);
+    case OP_feq_d: return tr_fp_cmp(t, true, 0);
+    case OP_flt_d: return tr_fp_cmp(t, true, 1);
+    case OP_fle_d: return tr_fp_cmp(t, true, 2);
+
+    case OP_fsgnj_s:  return tr_fp_sgnj(t, false, 0);
+    case OP_fsgnjn_s: return tr_fp_sgnj(t, false, 1);
+    case OP_fsgnjx_s: return tr_fp_sgnj(t, false, 2);
+    case OP_fsgnj_d:  return tr_fp_sgnj(t, true, 0);
+    case OP_fsgnjn_d: return tr_fp_sgnj(t, true, 1);
+    case OP_fsgnjx_d: return tr_fp_sgnj(t, true, 2);
+
+    case OP_fmv_x_w: return tr_fmv(t, false, true);
+    case OP_fmv_x_d: return tr_fmv(t, true, true);
+    case OP_fmv_w_x: return tr_fmv(t, false, false);
+    case OP_fmv_d_x: return tr_fmv(t, true, false);
+    default:
+        return false;
+    }
+}

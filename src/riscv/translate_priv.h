@@ -1,0 +1,95 @@
+/*
+ * Internals shared by the translator's files (translate.c: RV64I, control
+ * transfers, Zb*; trans_ext.c: M, A, F and D): the per-instruction context
+ * and the guest-register operand helpers over the backend's fixed mapping.
+ */
+#ifndef XLAT_RISCV_TRANSLATE_PRIV_H
+#define XLAT_RISCV_TRANSLATE_PRIV_H
+
+#include <stddef.h>
+
+#include "riscv/insn.h"
+#include "x86/backend.h"
+
+typedef struct T {
+    BeCtx *c;
+    Emit *e;
+    const Insn *in;
+    uint64_t pc;
+} T;
+
+/* -- Operands ---------------------------------------------------------------- */
+
+static inline int hr(int g) { return be_guest_reg[g]; }
+
+/* Host register to compute guest rd into: its own, or rax. */
+static inline int dst(int g) { return hr(g) >= 0 ? hr(g) : RAX; }
+
+/* Guest register g's value in some host register (its own, or tmp). */
+static inline int src(Emit *e, int g, int tmp)
+{
+    if (g == 0) {
+        emit_mov_ri(e, tmp, 0);
+        return tmp;
+    }
+    if (hr(g) >= 0)
+        return hr(g);
+    emit_ld64(e, tmp, REG_CPU, CPU_X_OFF(g));
+    return tmp;
+}
+
+/* Host register d = guest register g. */
+static inline void load_into(Emit *e, int d, int g)
+{
+    if (g == 0)
+        emit_mov_ri(e, d, 0);
+    else if (hr(g) >= 0)
+        emit_mov_rr(e, d, hr(g));
+    else
+        emit_ld64(e, d, REG_CPU, CPU_X_OFF(g));
+}
+
+/* Guest register g = host register h. */
+static inline void writeback(Emit *e, int g, int h)
+{
+    if (g == 0)
+        return;
+    if (hr(g) >= 0)
+        emit_mov_rr(e, hr(g), h);
+    else
+        emit_st64(e, h, REG_CPU, CPU_X_OFF(g));
+}
+
+/* Guest register g = constant v (clobbers tmp if needed). */
+static inline void set_imm(Emit *e, int g, uint64_t v, int tmp)
+{
+    if (g == 0)
+        return;
+    if (hr(g) >= 0) {
+        emit_mov_ri(e, hr(g), v);
+    } else if ((int64_t)v == (int32_t)v) {
+        emit_st64_imm(e, REG_CPU, CPU_X_OFF(g), (int32_t)v);
+    } else {
+        emit_mov_ri(e, tmp, v);
+        emit_st64(e, tmp, REG_CPU, CPU_X_OFF(g));
+    }
+}
+
+/* d = d op (guest register g). */
+static inline void arith_src(Emit *e, int op, int d, int g, bool w32)
+{
+    if (g == 0)
+        emit_arith_ri(e, op, d, 0, w32);
+    else if (hr(g) >= 0)
+        emit_arith_rr(e, op, d, hr(g), w32);
+    else
+        emit_arith_rm(e, op, d, REG_CPU, CPU_X_OFF(g), w32);
+}
+
+/*
+ * Translate one M/A/F/D instruction natively (trans_ext.c); false if it
+ * must go to the interpreter helper.
+ */
+bool translate_ext(T *t);
+
+#endif

@@ -1,0 +1,20 @@
+/*
+ * What the tools do when the guest process ends (exit_group, or death by a
+ * signal): -d stats prints the counters, -perfmap/-jitdump flush, and an
+ * attached gdb gets its W (exit status) or X (signal) reply.
+ */
+#include "exec/exec.h"
+#include "exec/perfmap.h"
+#include "user/gdbstub.h"
+#include "user/options.h"
+
+void xlat_at_exit(int status, int sig)
+{
+    if ((opt.log_mask & LOG_STATS) && !opt.interp_only)
+        exec_print_stats();
+    else if (opt.log_mask & LOG_STATS)
+        fprintf(opt.log_file, "xlat stats: interpreter only (--interp): no JIT counters\n");
+    if (perfmap_enabled)
+        perfmap_close();
+    gdb_exit(status, sig);
+}

@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# The fuzzers (tests/fuzz/fuzz_*.c, libFuzzer): build each with clang
+# (-fsanitize=fuzzer,address,undefined, xlat's sources compiled alongside
+# into BUILD/fuzz/), replay its regression corpus tests/fuzz/corpus/NAME/
+# (inputs that once crashed or hung xlat, as hex text files), then fuzz for
+# FUZZ_SECONDS (default 15) each. Any crash, leak-free abort or hang
+# (-timeout=10) fails, and libFuzzer's reproducer is kept in BUILD/fuzz/.
+#   tests/fuzz.sh BUILD              (make check: short run)
+#   FUZZ_SECONDS=300 tests/fuzz.sh BUILD   (make fuzz)
+# Skips (77) when clang with libFuzzer is not installed.
+set -u
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BUILD=$(cd "${1:-build}" && pwd)
+OUT=$BUILD/fuzz
+SECONDS_EACH=${FUZZ_SECONDS:-15}
+CLANG=${CLANG:-clang}
+SAN=(-fsanitize=address,undefined -fno-sanitize-recover=undefined)
+CFLAGS=(-std=gnu17 -O1 -g -I"$REPO/src" -fno-omit-frame-pointer)
+if [[ -n ${XLAT_SAN_SUITE:-} ]]; then
+    echo "the fuzzers are sanitizer builds already (run by the plain suite)"
+    exit 77
+fi
+mkdir -p "$OUT/obj"
+# xlat handles SIGSEGV itself (guest faults, the JIT's write protection);
+# neither ASan nor libFuzzer may (libFuzzer's handler, in front of xlat's,
+# leaves SIGSEGV blocked after a guest fault: -handle_segv=0 below).
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0:handle_segv=0:handle_sigbus=0:allow_user_segv_handler=1}
+
+if ! echo 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n){(void)d;(void)n;return 0;}' |
+    "$CLANG" -x c -fsanitize=fuzzer -o "$OUT/probe" - >/dev/null 2>&1; then
+    echo "clang with libFuzzer is not available"
+    exit 77
+fi
+
+# xlat's sources (all but main.c), instrumented for coverage and checked.
+objs=()
+for src in $(cd "$REPO" && find src -name '*.c' ! -path src/main.c | sort); do
+    obj=$OUT/obj/$(echo "$src" | tr / _).o
+    if [[ ! -e $obj || $REPO/$src -nt $obj || -n $(find "$REPO/src" -name '*.h' -newer "$obj" | head -n 1) ]]; then
+        "$CLANG" "${CFLAGS[@]}" -fsanitize=fuzzer-no-link "${SAN[@]}" -c -o "$obj" "$REPO/$src" || exit 1
+    fi
+    objs+=("$obj")
+done
+
+# fuzz_syscall works in a fresh directory under TMPDIR: keep those here.
+export TMPDIR=$OUT/tmp
+rm -rf "$TMPDIR"; mkdir -p "$TMPDIR"
+fail=0
+for src in "$REPO"/tests/fuzz/fuzz_*.c; do
+    name=$(basename "$src" .c)
+    bin=$OUT/$name
+    "$CLANG" "${CFLAGS[@]}" -fsanitize=fuzzer "${SAN[@]}" -o "$bin" "$src" "${objs[@]}" -lm -lpthread ||
+        { echo "FAIL $name: build"; fail=1; continue; }
+    corpus=$OUT/corpus-${name#fuzz_}
+    regress=$REPO/tests/fuzz/corpus/${name#fuzz_}
+    mkdir -p "$corpus"
+    if [[ $name == fuzz_elf ]] && command -v riscv64-linux-gnu-gcc >/dev/null; then
+        # Seeds: small real riscv64 ELFs (static, static-pie, dynamic).
+        printf 'void _start(void){for(;;);}\n' >"$OUT/seed.c"
+        riscv64-linux-gnu-gcc -nostdlib -static -Os -o "$corpus/seed-static" "$OUT/seed.c" 2>/dev/null
+        riscv64-linux-gnu-gcc -nostdlib -static-pie -fPIE -Os -o "$corpus/seed-pie" "$OUT/seed.c" 2>/dev/null
+        riscv64-linux-gnu-gcc -nostdlib -fPIE -Os -o "$corpus/seed-dyn" "$OUT/seed.c" 2>/dev/null
+    fi
+    # The regression inputs are hex text (reviewable, small): decode them.
+    rm -rf "$OUT/regress-$name"; mkdir -p "$OUT/regress-$name"
+    for hex in "$regress"/*.hex; do
+        [[ -e $hex ]] || continue
+        xxd -r -p "$hex" >"$OUT/regress-$name/$(basename "$hex" .hex)"
+    done
+    if compgen -G "$OUT/regress-$name/*" >/dev/null; then
+        if ! (cd "$OUT" && "$bin" -timeout=10 -handle_segv=0 -handle_bus=0 "$OUT/regress-$name"/* >"$OUT/$name.regress.log" 2>&1); then
+            echo "FAIL $name: a regression input fails again"; tail -n 30 "$OUT/$name.regress.log"
+            fail=1
+            continue
+        fi
+    fi
+    if (cd "$OUT" && "$bin" -max_total_time="$SECONDS_EACH" -timeout=10 -handle_segv=0 -handle_bus=0 -rss_limit_mb=4096 \
+            -max_len=4096 -artifact_prefix="$OUT/$name-" "$corpus" "$OUT/regress-$name" \
+            >"$OUT/$name.log" 2>&1); then
+        echo "ok   $name: $(grep -o '#[0-9]*.*DONE.*' "$OUT/$name.log" | tail -n 1) ($SECONDS_EACH s)"
+    else
+        echo "FAIL $name: see $OUT/$name.log"; tail -n 40 "$OUT/$name.log"
+        fail=1
+    fi
+done
+rm -rf "$TMPDIR"
+exit $fail

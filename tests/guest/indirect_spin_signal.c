@@ -1,0 +1,99 @@
+/*
+ * Signals reach a guest that spins where the JIT does not poll at every
+ * block (--tune cycle-poll, poison):
+ *  - a loop closed only by an indirect jump (no backward direct edge): its
+ *    blocks have no poll; the request must poison the jump cache so the
+ *    indirect exit misses (or, with no-poison, the indirect exit polls);
+ *    from a timer (setitimer) and from another thread (pthread_kill);
+ *  - a cycle of several blocks spanning a page boundary, closed by one
+ *    backward direct branch: the poll sits on that edge only.
+ * Broken, the guest spins forever and the run times out.
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+
+static volatile int flag;
+static void on_sig(int sig) { (void)sig; flag = 1; }
+
+/* Loop until flag: label 1 is reached again only through jr. */
+static void spin_indirect(void)
+{
+    __asm__ volatile("lla t1, 1f\n"
+                     "1: lw t0, 0(%0)\n"
+                     "bnez t0, 2f\n"
+                     "addi t2, t2, 1\n"
+                     "jr t1\n"
+                     "2:\n" :: "r"(&flag) : "t0", "t1", "t2", "memory");
+}
+
+/* Several blocks, the first two across a page end, one backward branch. */
+void spin_xpage(volatile int *f);
+__asm__(".text\n"
+        ".option push\n"
+        ".option norvc\n"
+        ".balign 4096\n"
+        ".skip 4096 - 12\n"
+        ".globl spin_xpage\n"
+        "spin_xpage:\n"
+        "1: lw t0, 0(a0)\n"
+        "addi t1, t1, 1\n"
+        "j 2f\n"                    /* the page ends after this: 2 is on the next */
+        "2: addi t2, t2, 1\n"
+        "bnez t0, 3f\n"
+        "addi t1, t1, -1\n"
+        "j 4f\n"
+        "3: ret\n"
+        "4: addi t2, t2, -1\n"
+        "beqz t0, 1b\n"
+        "ret\n"
+        ".option pop\n");
+
+static void *kicker(void *arg)
+{
+    struct timespec ts = { 0, 50 * 1000 * 1000 };
+    nanosleep(&ts, NULL);
+    pthread_kill(*(pthread_t *)arg, SIGUSR1);
+    return NULL;
+}
+
+static void timer(int usec)
+{
+    struct itimerval it = { { 0, 0 }, { 0, usec } };
+    setitimer(ITIMER_REAL, &it, NULL);
+}
+
+int main(void)
+{
+    signal(SIGALRM, on_sig);
+    signal(SIGUSR1, on_sig);
+
+    flag = 0;
+    timer(30000);
+    spin_indirect();
+    printf("indirect loop saw the timer: %d\n", flag);
+
+    flag = 0;
+    pthread_t self = pthread_self(), th;
+    pthread_create(&th, NULL, kicker, &self);
+    spin_indirect();
+    pthread_join(th, NULL);
+    printf("indirect loop saw pthread_kill: %d\n", flag);
+
+    flag = 0;
+    timer(30000);
+    spin_xpage(&flag);
+    printf("cross-page cycle saw the timer: %d\n", flag);
+
+    flag = 0;
+    pthread_create(&th, NULL, kicker, &self);
+    spin_xpage(&flag);
+    pthread_join(th, NULL);
+    printf("cross-page cycle saw pthread_kill: %d\n", flag);
+    return 0;
+}

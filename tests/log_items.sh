@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# Each -d log item produces what it says, with the JIT (the default) and,
+# where the item is the interpreter's, with --interp; -D sends it to a file.
+# Usage: tests/log_items.sh BUILD.
+set -u
+BUILD=${1:-build}
+XLAT=$BUILD/xlat
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+
+cat > "$TMP/t.c" <<'C'
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+__attribute__((noinline)) long loop(long n) { long s = 0; for (long i = 0; i < n; i++) s += i ^ (s >> 3); return s; }
+int main(void)
+{
+    void *p = mmap(0, 8192, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    syscall(999);
+    long s = loop(1000);
+    write(1, "hi\n", 3);
+    return p != MAP_FAILED && s ? 0 : 2;
+}
+C
+riscv64-linux-gnu-gcc -static -O1 -o "$TMP/t" "$TMP/t.c" || exit 1
+main_addr=$(riscv64-linux-gnu-nm "$TMP/t" | awk '$3 == "main" { sub(/^0+/, "", $1); print $1 }')
+
+fail=0
+run() {   # label expected-regex (- for none) xlat-args...
+    local label=$1 re=$2; shift 2
+    "$XLAT" "$@" "$TMP/t" > "$TMP/out" 2> "$TMP/err"
+    local rc=$?
+    if [[ $rc != 0 || $(cat "$TMP/out") != hi ]]; then
+        echo "log_items: $label: program failed (rc $rc)"; fail=1; return
+    fi
+    [[ $re = - ]] || grep -Eq "$re" "$TMP/err" || { echo "log_items: $label: no stderr line matching '$re'"; head -5 "$TMP/err"; fail=1; }
+}
+stat() { sed -n "s/^xlat stats: $1 *\([0-9]*\).*/\1/p" "$TMP/err"; }
+
+# in_asm: objdump-style lines (address, encoding, mnemonic) of main.
+run in_asm "^ +$main_addr:[[:space:]]+[0-9a-f]{4,8}[[:space:]]+[a-z]" -d in_asm
+run in_asm/interp "^ +$main_addr:[[:space:]]+[0-9a-f]{4,8}[[:space:]]+[a-z]" --interp -d in_asm
+# out_asm: the host code of each translated block.
+run out_asm '^OUT: .*guest 0x' -d out_asm
+grep -Eq '^([0-9a-f]{2} )+' "$TMP/err" || { echo "log_items: out_asm: no host code bytes"; fail=1; }
+# exec: block (JIT) or instruction (interpreter) entries, main's among them.
+run exec "^Trace: \[0x[0-9a-f]+\] 0*$main_addr\$" -d exec
+run exec/interp "^exec pc 0x$main_addr\$" --interp -d exec
+# unimp: the unknown syscall 999.
+run unimp '^xlat: unimplemented syscall 999' -d unimp
+# page: the program's anonymous mmap.
+run page '^page: map 0x[0-9a-f]+-0x[0-9a-f]+ rw- ' -d page
+# strace, as an item and as an option.
+run strace '^[0-9]+ mmap\(NULL,8192,PROT_READ\|PROT_WRITE,MAP_PRIVATE\|MAP_ANONYMOUS,-1,0\) = 0x' -d strace
+run -strace '^[0-9]+ write\(1,0x[0-9a-f]+,3\) = 3' -strace
+# stats: the counters, and nochain zeroes the chain counter.
+run stats '^xlat stats: jump cache hit rate +[0-9.]+%' -d stats
+for c in 'blocks translated' 'code cache flushes' 'chains made' 'chains unmade' 'direct exits' 'indirect exits'; do
+    [[ -n $(stat "$c") ]] || { echo "log_items: stats: no '$c' counter"; fail=1; }
+done
+[[ $(stat 'blocks translated') -gt 50 ]] || { echo "log_items: stats: too few blocks"; fail=1; }
+chained=$(stat 'chains made')
+[[ $chained -gt 0 ]] || { echo "log_items: stats: nothing chained by default"; fail=1; }
+run nochain '^xlat stats: chains made +0$' -d nochain,stats
+[[ $(stat 'direct exits') -gt $chained ]] || { echo "log_items: nochain: direct exits did not grow"; fail=1; }
+# -D: the log goes to the file, not stderr; QEMU_LOG / XLAT_LOG select items.
+run -D - -d unimp,page -D "$TMP/log"
+grep -q 'unimplemented syscall 999' "$TMP/log" || { echo "log_items: -D: file lacks the log"; fail=1; }
+grep -q 'unimplemented' "$TMP/err" && { echo "log_items: -D: log also on stderr"; fail=1; }
+QEMU_LOG=unimp run QEMU_LOG '^xlat: unimplemented syscall 999'
+XLAT_LOG=page QEMU_LOG_FILENAME="$TMP/log2" run XLAT_LOG+QEMU_LOG_FILENAME -
+grep -q '^page: map' "$TMP/log2" || { echo "log_items: QEMU_LOG_FILENAME: no page log in file"; fail=1; }
+# -d help lists every item.
+items=$("$XLAT" -d help | awk '{print $1}' | sort | tr '\n' ' ')
+[[ $items = "exec in_asm nochain out_asm page stats strace unimp " ]] || { echo "log_items: -d help lists: $items"; fail=1; }
+"$XLAT" -d bogus "$TMP/t" 2>/dev/null && { echo "log_items: unknown item accepted"; fail=1; }
+[[ $fail = 0 ]] && echo "log_items: ok"
+exit $fail
