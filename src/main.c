@@ -127,7 +127,7 @@ static const struct { const char *name; unsigned mask; const char *help; } log_i
     { "unimp",  LOG_UNIMP,  "log unimplemented system calls and instructions" },
     { "page",   LOG_PAGE,   "log changes to the guest memory map" },
     { "strace", LOG_STRACE, "log system calls (same as -strace)" },
-    { "out_asm", LOG_OUT_ASM, "show the host code of each translated block (hex)" },
+    { "out_asm", LOG_OUT_ASM, "show the host code of each translated block (disassembled)" },
     { "nochain", LOG_NOCHAIN, "do not chain translated blocks together" },
     { "stats",  LOG_STATS,  "print execution counters (blocks, chains, exits) at exit" },
 };

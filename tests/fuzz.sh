@@ -22,8 +22,9 @@ if [[ -n ${XLAT_SAN_SUITE:-} ]]; then
 fi
 mkdir -p "$OUT/obj"
 # xlat handles SIGSEGV itself (guest faults, the JIT's write protection);
-# neither ASan nor libFuzzer may (libFuzzer's handler, in front of xlat's,
-# leaves SIGSEGV blocked after a guest fault: -handle_segv=0 below).
+# neither ASan nor libFuzzer may take it over (with libFuzzer's default
+# -handle_segv=1, SIGSEGV was left blocked after the first guest fault and
+# the next one killed the fuzzer silently: -handle_segv=0 below).
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0:handle_segv=0:handle_sigbus=0:allow_user_segv_handler=1}
 
 if ! echo 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n){(void)d;(void)n;return 0;}' |
@@ -45,11 +46,15 @@ done
 # fuzz_syscall works in a fresh directory under TMPDIR: keep those here.
 export TMPDIR=$OUT/tmp
 rm -rf "$TMPDIR"; mkdir -p "$TMPDIR"
+# Link with the libraries xlat itself links with (the Makefile's LDLIBS).
+read -r -a LIBS <<<"$(cd "$REPO" && make -s --no-print-directory \
+    --eval='xlat-print-ldlibs: ; @echo $(LDLIBS)' xlat-print-ldlibs 2>/dev/null)"
+[[ ${#LIBS[@]} -gt 0 ]] || LIBS=(-lm -lpthread)
 fail=0
 for src in "$REPO"/tests/fuzz/fuzz_*.c; do
     name=$(basename "$src" .c)
     bin=$OUT/$name
-    "$CLANG" "${CFLAGS[@]}" -fsanitize=fuzzer "${SAN[@]}" -o "$bin" "$src" "${objs[@]}" -lm -lpthread ||
+    "$CLANG" "${CFLAGS[@]}" -fsanitize=fuzzer "${SAN[@]}" -o "$bin" "$src" "${objs[@]}" "${LIBS[@]}" ||
         { echo "FAIL $name: build"; fail=1; continue; }
     corpus=$OUT/corpus-${name#fuzz_}
     regress=$REPO/tests/fuzz/corpus/${name#fuzz_}

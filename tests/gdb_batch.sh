@@ -57,6 +57,8 @@ run_gdb() {   # $1 = label, rest = xlat options
         -ex 'info registers pc' -ex 'print var' \
         -ex 'print scale' -ex 'info registers fcsr' \
         -ex 'print $sp != 0' \
+        -ex 'set var scale = 3.5' -ex 'set $t0 = 0x1234' -ex 'print $t0' \
+        -ex 'x/2i $pc' \
         -ex 'watch counter' -ex 'continue' -ex 'print counter' -ex 'delete' \
         -ex 'break 7' -ex 'continue' -ex 'print i' -ex 'stepi' -ex 'info threads' -ex 'delete' \
         -ex 'continue' \
@@ -71,15 +73,18 @@ run_gdb() {   # $1 = label, rest = xlat options
     check '^\$2 = 2.5$'
     check 'fcsr +0x0'
     check '^\$3 = 1$'
+    check '^\$4 = 4660$'
+    check '^=> 0x[0-9a-f]+ <main\+[0-9]+>:'
     check 'Hardware watchpoint 2: counter'
     check 'Old value = 0'
     check 'New value = 1'
+    check '^\$5 = 1$'
     check 'Breakpoint 3, work \(n=42\) at .*t\.c:7'
-    check '^\$5 = 2$'
+    check '^\$6 = 2$'
     check '^\* 1 +Thread [0-9a-f.]+ .*work'
     check "exited with code 0*$(printf %o $want_rc)\\]|exited with code $(printf %02d $want_rc)|exited normally"
     [[ $rc -eq $want_rc ]] || { echo "gdb_batch[$label]: xlat exit $rc, want $want_rc"; ok=0; }
-    grep -q "var=42 r=861 5" "$TMP/prog.out" || { echo "gdb_batch[$label]: program output wrong"; ok=0; }
+    grep -q "var=42 r=861 7" "$TMP/prog.out" || { echo "gdb_batch[$label]: program output wrong"; ok=0; }
     if [[ $ok = 0 ]]; then
         fail=1
         echo "---- gdb output ($label)"; cat "$TMP/gdb.out"; echo "---- xlat stderr"; cat "$TMP/prog.err"
@@ -89,4 +94,84 @@ run_gdb() {   # $1 = label, rest = xlat options
 }
 run_gdb jit
 run_gdb interp --interp
+
+start_xlat() {   # prog: start xlat -g on a free port, set $port and $XPID
+    for try in 1 2 3 4 5; do
+        port=$(( 20000 + RANDOM % 40000 ))
+        "$XLAT" -g "$port" "$1" 2> "$TMP/s.err" & XPID=$!
+        for _ in $(seq 50); do grep -q "waiting for gdb" "$TMP/s.err" && break; sleep 0.1; done
+        grep -q "waiting for gdb" "$TMP/s.err" && break
+    done
+}
+
+# stepi over an ecall stops right after it (the syscall ran once).
+printf '.globl _start\n_start:\n  li a7, 172\n  ecall\n  li a0, 3\n  li a7, 93\n  ecall\n' > "$TMP/s.S"
+riscv64-linux-gnu-gcc -nostdlib -static -march=rv64g -o "$TMP/s" "$TMP/s.S" || exit 1
+start_xlat "$TMP/s"
+timeout 60 gdb-multiarch -nx -batch -ex "target remote :$port" -ex 'stepi' -ex 'stepi' \
+    -ex 'print $pc - _start' -ex 'print $a7' -ex 'stepi' -ex 'print $a0' -ex 'continue' "$TMP/s" > "$TMP/s.out" 2>&1
+wait $XPID; rc=$?; XPID=
+if grep -q '^\$1 = 8$' "$TMP/s.out" && grep -q '^\$2 = 172$' "$TMP/s.out" && grep -q '^\$3 = 3$' "$TMP/s.out" && [[ $rc = 3 ]]; then
+    echo "gdb_batch[ecall step]: ok"
+else
+    echo "gdb_batch[ecall step]: wrong (rc $rc)"; cat "$TMP/s.out"; fail=1
+fi
+
+# A guest SIGSEGV stops in gdb first, at the faulting load; continuing
+# delivers it, and gdb sees the program die of it.
+printf '.globl _start\n_start:\n  li a0, 0\n  ld a1, 0(a0)\n  li a7, 93\n  ecall\n' > "$TMP/f.S"
+riscv64-linux-gnu-gcc -nostdlib -static -march=rv64g -o "$TMP/f" "$TMP/f.S" || exit 1
+start_xlat "$TMP/f"
+timeout 60 gdb-multiarch -nx -batch -ex "target remote :$port" -ex 'continue' \
+    -ex 'print $pc - _start' -ex 'continue' "$TMP/f" > "$TMP/f.out" 2>&1
+wait $XPID; rc=$?; XPID=
+if grep -q 'Program received signal SIGSEGV' "$TMP/f.out" && grep -q '^\$1 = 4$' "$TMP/f.out" &&
+   grep -q 'Program terminated with signal SIGSEGV' "$TMP/f.out" && [[ $rc = 139 ]]; then
+    echo "gdb_batch[signal]: ok"
+else
+    echo "gdb_batch[signal]: wrong (rc $rc)"; cat "$TMP/f.out"; fail=1
+fi
+
+# Ctrl-C (0x03) stops a running program with SIGINT, in both engines. gdb
+# -batch cannot press Ctrl-C, so a small RSP client does.
+cat > "$TMP/rsp.py" <<'PY'
+import socket, sys, time
+def send(s, data):
+    s.sendall(b'$' + data.encode() + b'#%02x' % (sum(data.encode()) & 0xff))
+    assert s.recv(1) == b'+'
+def recv(s):
+    while s.recv(1) != b'$':
+        pass
+    buf = b''
+    while (c := s.recv(1)) != b'#':
+        buf += c
+    s.recv(2)
+    s.sendall(b'+')
+    return buf.decode()
+s = socket.create_connection(('127.0.0.1', int(sys.argv[1])))
+s.settimeout(10)
+send(s, '?'); print(recv(s))
+send(s, 'vCont;c')
+time.sleep(0.5)
+s.sendall(b'\x03')
+print(recv(s))
+send(s, 'k')
+PY
+printf '.globl _start\n_start:\n  li a0, 0\n1:\n  addi a0, a0, 1\n  j 1b\n' > "$TMP/l.S"
+riscv64-linux-gnu-gcc -nostdlib -static -march=rv64g -o "$TMP/l" "$TMP/l.S" || exit 1
+for engine in "" --interp; do
+    for try in 1 2 3 4 5; do
+        port=$(( 20000 + RANDOM % 40000 ))
+        "$XLAT" $engine -g "$port" "$TMP/l" 2> "$TMP/l.err" & XPID=$!
+        for _ in $(seq 50); do grep -q "waiting for gdb" "$TMP/l.err" && break; sleep 0.1; done
+        grep -q "waiting for gdb" "$TMP/l.err" && break
+    done
+    timeout 30 python3 "$TMP/rsp.py" "$port" > "$TMP/l.out" 2>&1
+    wait $XPID; rc=$?; XPID=
+    if [[ $(sed -n 2p "$TMP/l.out") == T02thread:* && $rc = 137 ]]; then
+        echo "gdb_batch[interrupt ${engine:-jit}]: ok"
+    else
+        echo "gdb_batch[interrupt ${engine:-jit}]: wrong (rc $rc)"; cat "$TMP/l.out"; fail=1
+    fi
+done
 exit $fail

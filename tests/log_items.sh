@@ -40,9 +40,10 @@ stat() { sed -n "s/^xlat stats: $1 *\([0-9]*\).*/\1/p" "$TMP/err"; }
 # in_asm: objdump-style lines (address, encoding, mnemonic) of main.
 run in_asm "^ +$main_addr:[[:space:]]+[0-9a-f]{4,8}[[:space:]]+[a-z]" -d in_asm
 run in_asm/interp "^ +$main_addr:[[:space:]]+[0-9a-f]{4,8}[[:space:]]+[a-z]" --interp -d in_asm
-# out_asm: the host code of each translated block.
+# out_asm: the host code of each translated block, disassembled (capstone).
 run out_asm '^OUT: .*guest 0x' -d out_asm
-grep -Eq '^([0-9a-f]{2} )+' "$TMP/err" || { echo "log_items: out_asm: no host code bytes"; fail=1; }
+grep -Eq '^ +0x[0-9a-f]+: +([0-9a-f]{2} )+ +(mov|jmp|cmp) ' "$TMP/err" ||
+    { echo "log_items: out_asm: no disassembled host code"; fail=1; }
 # exec: block (JIT) or instruction (interpreter) entries, main's among them.
 run exec "^Trace: \[0x[0-9a-f]+\] 0*$main_addr\$" -d exec
 run exec/interp "^exec pc 0x$main_addr\$" --interp -d exec

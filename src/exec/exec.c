@@ -69,6 +69,7 @@
 #include "user/cpu_loop.h"
 #include "user/fault.h"
 #include "user/mm.h"
+#include "x86/disas.h"
 #include "user/options.h"
 #include "x86/backend.h"
 
@@ -635,8 +636,7 @@ static void log_tb(const TB *tb)
         const uint8_t *p = tb_entry_rw(tb);
         fprintf(opt.log_file, "OUT: [guest 0x%llx, %u bytes at %p]\n",
                 (unsigned long long)tb->pc, tb->host_size, tb_entry_rx(tb));
-        for (unsigned i = 0; i < tb->host_size; i++)
-            fprintf(opt.log_file, "%02x%s", p[i], i % 32 == 31 || i + 1 == tb->host_size ? "\n" : " ");
+        host_disas(opt.log_file, p, tb->host_size, (uint64_t)(uintptr_t)tb_entry_rx(tb));
         fprintf(opt.log_file, "\n");
     }
 }

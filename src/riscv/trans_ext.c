@@ -1,5 +1,5 @@
 /*
- * Native translation of the M, A, F and D extensions (called from
+ * Native translation of the M, F and D extensions (called from
  * translate_insn for everything translate.c does not handle itself).
  *
  * Each translator emits a fast path for the common case and, when some
@@ -14,10 +14,8 @@
  * mul/imul. rdx, which idiv and mul clobber, holds guest s2: it is parked
  * in CPUState.x[18] meanwhile.
  *
- * A: amoswap/amoadd as lock xchg/xadd, the others as a lock cmpxchg loop;
- * lr/sc with the reservation in CPUState as interp.c keeps it (sc is a
- * lock cmpxchg against the value lr saw). Misaligned or out-of-window
- * addresses bail (the interpreter raises SIGBUS/SIGSEGV).
+ * A (LR/SC, AMOs) is not here yet: those still run in the interpreter
+ * (they are rare in the single-threaded workloads measured so far).
  *
  * F/D: values stay in CPUState.f[]; the arithmetic runs on SSE scalar
  * instructions, which round as IEEE 754 requires for RNE/RTZ/RDN/RUP and
@@ -27,8 +25,11 @@
  * (x86 NaN results are not RISC-V's canonical NaN, and those cases are
  * rare); inexact (PE) accrues NX inline. MXCSR is back to the host default
  * (0x1f80) whenever translated code may leave or bail. Single-precision
- * operands that are not NaN-boxed bail. RMM, fmin/fmax, fclass and the
- * fused multiply-adds stay in the interpreter.
+ * operands that are not NaN-boxed bail. The fused multiply-adds use FMA3
+ * when the host has it. RMM, fmin/fmax and fclass stay in the
+ * interpreter.
+ *
+ * Also here: reads and writes of the FP CSRs (fflags, frm, fcsr).
  */
 #include <stddef.h>
 
@@ -234,8 +235,18 @@ static void fp_flags(T *t, Bails *b, bool restore)
     Emit *e = t->e;
     ldmxcsr_slot(e, 0, EXT15_STMXCSR);
     if (restore) {
+        /* dynamic mode: frm is almost always RNE, whose image is the default */
+        uint8_t *skip = NULL;
+        if (t->in->rm == RM_DYN) {
+            emit_modrm_mem(e, OPC_ARITH_EvIb, ARITH_CMP, REG_CPU, NO_REG, 0,
+                           offsetof(CPUState, frm));
+            emit_u8(e, 0);
+            skip = emit_jcc(e, CC_E);
+        }
         store_u32_imm(e, MXCSR_OFF + 4, MXCSR_DEFAULT);
         ldmxcsr_slot(e, 1, EXT15_LDMXCSR);
+        if (skip)
+            emit_patch_rel32(skip, e->p);
     }
     emit_modrm_mem(e, OPC_TESTB_EbIb, 0, REG_CPU, NO_REG, 0, MXCSR_OFF);
     emit_u8(e, MXCSR_BAIL);
@@ -298,6 +309,33 @@ static bool tr_fp_arith(T *t, int opc, bool dbl, int nsrc)
     }
     fp_flags(t, &b, restore);
     emit_modrm(e, OPC_UCOMISS | (dbl ? P_DATA16 : 0), 0, 0);       /* NaN result? */
+    bail_if(t, &b, CC_P);
+    fp_accrue_nx(t);
+    fp_store_result(t, dbl);
+    bails_finish(t, &b);
+    return true;
+}
+
+/* fmadd/fmsub/fnmsub/fnmadd: one FMA3 instruction (if the host has it). */
+static bool tr_fp_fma(T *t, int opc, bool dbl)
+{
+    const Insn *in = t->in;
+    Emit *e = t->e;
+    Bails b = { .n = 0 };
+    bool restore;
+    if (!__builtin_cpu_supports("fma") || !fp_mode(t, &b, &restore))
+        return false;
+    if (!dbl) {
+        check_boxed(t, &b, in->rs1);
+        check_boxed(t, &b, in->rs2);
+        check_boxed(t, &b, in->rs3);
+    }
+    ldmxcsr_slot(e, 0, EXT15_LDMXCSR);
+    xmm_load(e, 0, in->rs1, dbl);
+    xmm_load(e, 1, in->rs2, dbl);
+    emit_vex_mem(e, opc, dbl, 0, 1, REG_CPU, F_OFF(in->rs3));
+    fp_flags(t, &b, restore);
+    emit_modrm(e, OPC_UCOMISS | (dbl ? P_DATA16 : 0), 0, 0);
     bail_if(t, &b, CC_P);
     fp_accrue_nx(t);
     fp_store_result(t, dbl);
@@ -501,6 +539,71 @@ static bool tr_fp_store(T *t, bool dbl)
     return true;
 }
 
+/* -- FP CSRs ------------------------------------------------------------------- */
+
+/* 32-bit op on host register r and the CPUState field at off. */
+static void field_u32(Emit *e, int opc, int r, int32_t off)
+{
+    emit_modrm_mem(e, opc, r, REG_CPU, NO_REG, 0, off);
+}
+
+/*
+ * csrr{w,s,c}[i] on fflags, frm and fcsr (frflags, fsrm, ...: libm switches
+ * rounding modes and clears flags often). Same semantics as exec_csr in
+ * interp.c: the old value to rd, a write unless csrrs/csrrc with source 0.
+ * Counters and unknown CSRs stay in the interpreter.
+ */
+static bool tr_csr_fp(T *t)
+{
+    const Insn *in = t->in;
+    Emit *e = t->e;
+    unsigned csr = (unsigned)in->imm & 0xfff;
+    enum insn_op op = (enum insn_op)in->op;
+    const int32_t FFLAGS = offsetof(CPUState, fflags), FRM = offsetof(CPUState, frm);
+    if (csr != CSR_FFLAGS && csr != CSR_FRM && csr != CSR_FCSR)
+        return false;
+    bool imm_form = op == OP_csrrwi || op == OP_csrrsi || op == OP_csrrci;
+    bool write = op == OP_csrrw || op == OP_csrrwi || in->rs1 != 0;
+
+    /* rax = old value */
+    field_u32(e, OPC_MOVL_GvEv, RAX, csr == CSR_FFLAGS ? FFLAGS : FRM);
+    emit_arith_ri(e, ARITH_AND, RAX, csr == CSR_FFLAGS ? 0x1f : 7, true);
+    if (csr == CSR_FCSR) {
+        emit_shift_ri(e, SHIFT_SHL, RAX, 5, true);
+        field_u32(e, OPC_MOVL_GvEv, RCX, FFLAGS);
+        emit_arith_ri(e, ARITH_AND, RCX, 0x1f, true);
+        emit_arith_rr(e, ARITH_OR, RAX, RCX, true);
+    }
+    if (!write) {
+        writeback(e, in->rd, RAX);
+        return true;
+    }
+    /* rcx = new value */
+    if (imm_form)
+        emit_mov_ri(e, RCX, in->rs1);
+    else
+        load_into(e, RCX, in->rs1);
+    if (op == OP_csrrs || op == OP_csrrsi) {
+        emit_arith_rr(e, ARITH_OR, RCX, RAX, false);
+    } else if (op == OP_csrrc || op == OP_csrrci) {
+        emit_grp3(e, EXT3_NOT, RCX, false);
+        emit_arith_rr(e, ARITH_AND, RCX, RAX, false);
+    }
+    writeback(e, in->rd, RAX);
+    if (csr == CSR_FCSR) {
+        emit_mov_rr(e, RAX, RCX);
+        emit_arith_ri(e, ARITH_AND, RAX, 0x1f, true);
+        field_u32(e, OPC_MOVL_EvGv, RAX, FFLAGS);
+        emit_shift_ri(e, SHIFT_SHR, RCX, 5, true);
+        emit_arith_ri(e, ARITH_AND, RCX, 7, true);
+        field_u32(e, OPC_MOVL_EvGv, RCX, FRM);
+    } else {
+        emit_arith_ri(e, ARITH_AND, RCX, csr == CSR_FFLAGS ? 0x1f : 7, true);
+        field_u32(e, OPC_MOVL_EvGv, RCX, csr == CSR_FFLAGS ? FFLAGS : FRM);
+    }
+    return true;
+}
+
 /* -- Dispatch ------------------------------------------------------------------ */
 
 bool translate_ext(T *t)
@@ -534,6 +637,15 @@ bool translate_ext(T *t)
     case OP_fdiv_d:  return tr_fp_arith(t, OPC_SSE_DIV, true, 2);
     case OP_fsqrt_d: return tr_fp_arith(t, OPC_SSE_SQRT, true, 1);
 
+    case OP_fmadd_s:  return tr_fp_fma(t, OPC_VFMADD213S, false);
+    case OP_fmsub_s:  return tr_fp_fma(t, OPC_VFMSUB213S, false);
+    case OP_fnmsub_s: return tr_fp_fma(t, OPC_VFNMADD213S, false);
+    case OP_fnmadd_s: return tr_fp_fma(t, OPC_VFNMSUB213S, false);
+    case OP_fmadd_d:  return tr_fp_fma(t, OPC_VFMADD213S, true);
+    case OP_fmsub_d:  return tr_fp_fma(t, OPC_VFMSUB213S, true);
+    case OP_fnmsub_d: return tr_fp_fma(t, OPC_VFNMADD213S, true);
+    case OP_fnmadd_d: return tr_fp_fma(t, OPC_VFNMSUB213S, true);
+
     case OP_fcvt_s_d: return tr_fp_cvt_ff(t, false);
     case OP_fcvt_d_s: return tr_fp_cvt_ff(t, true);
     case OP_fcvt_s_w:  return tr_fp_from_int(t, false, 0);
@@ -566,6 +678,10 @@ bool translate_ext(T *t)
     case OP_fsgnj_d:  return tr_fp_sgnj(t, true, 0);
     case OP_fsgnjn_d: return tr_fp_sgnj(t, true, 1);
     case OP_fsgnjx_d: return tr_fp_sgnj(t, true, 2);
+
+    case OP_csrrw: case OP_csrrs: case OP_csrrc:
+    case OP_csrrwi: case OP_csrrsi: case OP_csrrci:
+        return tr_csr_fp(t);
 
     case OP_fmv_x_w: return tr_fmv(t, false, true);
     case OP_fmv_x_d: return tr_fmv(t, true, true);

@@ -12,10 +12,12 @@
  * Natively translated: RV64I (ALU, loads/stores through be_guest_load/
  * be_guest_store, branches as cmp + jcc, jal/jalr, lui/auipc, ecall,
  * fence, fence.i), mul/mulw, and the common Zba/Zbb/Zbs operations.
- * M, A, F and D are in trans_ext.c. Everything else (CSRs, ebreak,
- * illegal encodings, and the rare cases trans_ext.c leaves out) calls the
- * interpreter for that one instruction (be_call_interp): slower, but
- * exactly the golden model.
+ * M, F, D and the FP CSRs are in trans_ext.c. Everything else (A, other
+ * CSRs, ebreak, illegal encodings, and the rare cases trans_ext.c leaves
+ * out) calls the interpreter for that one instruction (be_call_interp):
+ * slower, but exactly the golden model. cpu->instret (rdcycle/rdinstret)
+ * counts only instructions run by the interpreter, so under the JIT it
+ * undercounts: it is monotonic but not a retired-instruction count.
  */
 #include "riscv/translate.h"
 

@@ -1,6 +1,6 @@
 /*
  * Internals shared by the translator's files (translate.c: RV64I, control
- * transfers, Zb*; trans_ext.c: M, A, F and D): the per-instruction context
+ * transfers, Zb*; trans_ext.c: M, F, D, FP CSRs): the per-instruction context
  * and the guest-register operand helpers over the backend's fixed mapping.
  */
 #ifndef XLAT_RISCV_TRANSLATE_PRIV_H
@@ -87,7 +87,7 @@ static inline void arith_src(Emit *e, int op, int d, int g, bool w32)
 }
 
 /*
- * Translate one M/A/F/D instruction natively (trans_ext.c); false if it
+ * Translate one M/F/D/FP-CSR instruction natively (trans_ext.c); false if it
  * must go to the interpreter helper.
  */
 bool translate_ext(T *t);

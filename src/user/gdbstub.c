@@ -16,7 +16,9 @@
  *    breakpoint exists; the choice keeps the JIT untouched and exact.
  *  - a synchronous guest signal (SIGSEGV, SIGILL, SIGTRAP...) stops in gdb
  *    first; it is delivered only if gdb resumes with it (C/vCont;C), as in
- *    qemu-user.
+ *    qemu-user;
+ *  - Ctrl-C in gdb (0x03) stops the running program with SIGINT: a watcher
+ *    thread reads the socket while the program runs and kicks the CPU.
  *
  * Packets: qSupported, qXfer:features:read (riscv64 target description:
  * org.gnu.gdb.riscv.cpu and .fpu), g/G, p/P, m/M/X (through copy_from_guest
@@ -24,7 +26,8 @@
  * Z0/z0 (and Z1), Z2/Z3/Z4 watchpoints, s, c, C, S, vCont, ?, H, T,
  * qfThreadInfo/qsThreadInfo, qC, qAttached, k, D. Threads: the debugged
  * thread is the one that was running when gdb attached (the main thread);
- * other guest threads run freely and are not listed (a gap).
+ * other guest threads run freely (no breakpoints) and are not listed: a
+ * gap. A forked child runs undebugged.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -32,6 +35,7 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -61,6 +65,8 @@ static int nwps;
 
 static bool stepping;                   /* s: stop after one instruction */
 static bool skip_bp_once;               /* resume from a breakpoint: execute it first */
+static bool stop_next;                  /* an ecall ended a step: stop once it has run */
+static char stop_next_extra[64];        /* ... with this stop-reply detail (watch:) */
 
 /* -- Packet I/O ------------------------------------------------------------ */
 
@@ -583,11 +589,70 @@ static int serve(CPUState *cpu, int stop_sig, const char *stop_extra, int *deliv
 }
 
 
+/* -- Ctrl-C while the program runs ------------------------------------------------ */
+
+/*
+ * While the debugged thread runs (outside serve()), a watcher thread owns
+ * the socket: a 0x03 byte from gdb sets interrupt_pending and kicks the CPU
+ * out of translated code (exit_request + exec_kick), and gdb_run() then
+ * stops with SIGINT. The mutex hands the socket between the two threads.
+ */
+static pthread_mutex_t sock_lock = PTHREAD_MUTEX_INITIALIZER;
+static bool running;                    /* the watcher may read the socket */
+static volatile int interrupt_pending;
+static CPUState *debugged_cpu;
+
+static void *watcher(void *arg)
+{
+    (void)arg;
+    while (gdb_active) {
+        struct pollfd p = { .fd = gdb_fd, .events = POLLIN };
+        if (poll(&p, 1, 100) <= 0)
+            continue;
+        pthread_mutex_lock(&sock_lock);
+        unsigned char c;
+        if (running && recv(gdb_fd, &c, 1, MSG_DONTWAIT) == 1 && c == 3) {
+            interrupt_pending = 1;
+            debugged_cpu->exit_request = 1;
+            if (!opt.interp_only)
+                exec_kick(debugged_cpu);
+        }
+        pthread_mutex_unlock(&sock_lock);
+        if (!running)
+            usleep(10000);                  /* serve() reads it */
+    }
+    return NULL;
+}
+
+static void set_running(bool on)
+{
+    pthread_mutex_lock(&sock_lock);
+    running = on;
+    pthread_mutex_unlock(&sock_lock);
+}
+
 static void stop(CPUState *cpu, int sig, const char *extra)
 {
+    set_running(false);
     pending_resume = serve(cpu, sig, extra, &pending_deliver, true);
     stepping = pending_resume == RESUME_STEP;
     skip_bp_once = true;
+    set_running(gdb_active);
+}
+
+/* gdb pressed Ctrl-C: true if the caller should stop now (with SIGINT). */
+static bool take_interrupt(CPUState *cpu, enum exit_reason *r)
+{
+    if (!interrupt_pending)
+        return false;
+    interrupt_pending = 0;
+    if (*r == EXIT_REQUEST || *r == EXIT_NONE) {
+        cpu->exit_request = 0;              /* cpu_loop still runs pending signals */
+        return true;
+    }
+    stop_next = true;                       /* after the ecall/fault is handled */
+    strcpy(stop_next_extra, "");
+    return false;
 }
 
 /* A synchronous guest signal: gdb sees it first; deliver it only if asked. */
@@ -614,9 +679,23 @@ enum exit_reason gdb_run(CPUState *cpu)
             return opt.interp_only ? interp_run(cpu) : exec_run(cpu);
         if (!stepping && nbps == 0 && nwps == 0) {
             enum exit_reason r = opt.interp_only ? interp_run(cpu) : exec_run(cpu);
+            if (take_interrupt(cpu, &r)) {
+                stop(cpu, SIGINT, NULL);
+                continue;
+            }
             if (r == EXIT_FAULT || r == EXIT_ILLEGAL || r == EXIT_EBREAK)
                 return gdb_active ? signal_stop(cpu, r) : r;
             return r;
+        }
+        enum exit_reason none = EXIT_NONE;
+        if (take_interrupt(cpu, &none)) {
+            stop(cpu, SIGINT, NULL);
+            continue;
+        }
+        if (stop_next) {
+            stop_next = false;
+            stop(cpu, SIGTRAP, stop_next_extra[0] ? stop_next_extra : NULL);
+            continue;
         }
         if (!skip_bp_once && at_breakpoint(cpu->pc)) {
             stop(cpu, SIGTRAP, "swbreak:;");
@@ -634,16 +713,21 @@ enum exit_reason gdb_run(CPUState *cpu)
             snprintf(extra, sizeof extra, "%s:%llx;",
                      wtype == 2 ? "watch" : wtype == 3 ? "rwatch" : "awatch",
                      (unsigned long long)hit);
-            if (r != EXIT_NONE)
-                return r;                    /* the ecall first; stops next time */
+            if (r == EXIT_ECALL) {           /* the syscall first, then stop */
+                stop_next = true;
+                strcpy(stop_next_extra, extra);
+                return r;
+            }
             stop(cpu, SIGTRAP, extra);
             continue;
         }
         if (r != EXIT_NONE) {
             /* An ecall (or exit request) for cpu_loop: a step over an ecall
              * stops once the syscall has run, at the next call. */
-            if (stepping && r == EXIT_ECALL)
-                skip_bp_once = false;
+            if (stepping && r == EXIT_ECALL) {
+                stop_next = true;
+                stop_next_extra[0] = '\0';
+            }
             return r;
         }
         if (stepping) {
@@ -695,10 +779,19 @@ void gdb_init(int port, CPUState *cpu)
     pthread_atfork(NULL, NULL, gdb_atfork_child);
     gdb_tid = gettid();
     gdb_active = true;
+    debugged_cpu = cpu;
     /* Stopped at the entry point: gdb asks why with '?'. */
     pending_resume = serve(cpu, SIGTRAP, NULL, &pending_deliver, false);
     stepping = pending_resume == RESUME_STEP;
     skip_bp_once = true;
+    pthread_t t;
+    sigset_t all, old;
+    sigfillset(&all);                       /* guest signals go to guest threads */
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    if (gdb_active && pthread_create(&t, NULL, watcher, NULL) == 0)
+        pthread_detach(t);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    set_running(gdb_active);
 }
 
 void gdb_exit(int status, int signal)

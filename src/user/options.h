@@ -15,7 +15,7 @@ enum {
     LOG_UNIMP  = 1 << 2,   /* unimplemented syscalls and instructions */
     LOG_PAGE   = 1 << 3,   /* guest memory map changes */
     LOG_STRACE = 1 << 4,   /* same as -strace */
-    LOG_OUT_ASM = 1 << 5,  /* host code of each new translation block (hex) */
+    LOG_OUT_ASM = 1 << 5,  /* host code of each new translation block (disassembled) */
     LOG_NOCHAIN = 1 << 6,  /* do not chain translation blocks */
     LOG_STATS   = 1 << 7,  /* print execution counters at exit */
 };

@@ -99,8 +99,10 @@ int iov_from_guest(uint64_t ga, int64_t cnt, struct iovec **out)
             err = -EINVAL;
         else if (!guest_range_in_window(tv[i].iov_base, tv[i].iov_len))
             err = -EFAULT;
-        hv[i].iov_base = g2h(tv[i].iov_base);
-        hv[i].iov_len = tv[i].iov_len;
+        else {      /* g2h only of in-window addresses (else UB: overflow) */
+            hv[i].iov_base = g2h(tv[i].iov_base);
+            hv[i].iov_len = tv[i].iov_len;
+        }
     }
     free(tv);
     if (err) {

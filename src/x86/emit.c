@@ -47,9 +47,28 @@ void emit_modrm(Emit *e, int opc, int r, int rm)
     emit_u8(e, (uint8_t)(0xc0 | (r & 7) << 3 | (rm & 7)));
 }
 
+/* The modrm (+ sib + disp) bytes of a memory operand. */
+static void emit_mem_operand(Emit *e, int r, int base, int index, int shift, int32_t disp);
+
 void emit_modrm_mem(Emit *e, int opc, int r, int base, int index, int shift, int32_t disp)
 {
     emit_opc(e, opc, r, base, index);
+    emit_mem_operand(e, r, base, index, shift, disp);
+}
+
+void emit_vex_mem(Emit *e, int opc, bool w, int r, int v, int base, int32_t disp)
+{
+    /* 3-byte VEX: inverted R X B, map 0F38 (opc has P_EXT38); W, inverted
+     * vvvv, L = 0, pp = 01 (the 0x66 form). */
+    emit_u8(e, 0xc4);
+    emit_u8(e, (uint8_t)((r & 8 ? 0 : 0x80) | 0x40 | (base & 8 ? 0 : 0x20) | 0x02));
+    emit_u8(e, (uint8_t)((w ? 0x80 : 0) | (~v & 15) << 3 | 0x01));
+    emit_u8(e, (uint8_t)opc);
+    emit_mem_operand(e, r, base, NO_REG, 0, disp);
+}
+
+static void emit_mem_operand(Emit *e, int r, int base, int index, int shift, int32_t disp)
+{
     int mod = disp == 0 && (base & 7) != RBP ? 0 : disp == (int8_t)disp ? 1 : 2;
     if (index == NO_REG && (base & 7) != RSP) {
         emit_u8(e, (uint8_t)(mod << 6 | (r & 7) << 3 | (base & 7)));

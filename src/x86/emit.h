@@ -107,6 +107,11 @@ static inline bool emit_room(const Emit *e, unsigned n) { return e->p + n <= e->
 #define OPC_MOVD_EdVd   (0x7e | P_EXT | P_DATA16)   /* r/m32 <- xmm */
 #define OPC_GRP15       (0xae | P_EXT)  /* /2 ldmxcsr, /3 stmxcsr */
 enum { EXT15_LDMXCSR = 2, EXT15_STMXCSR = 3 };
+/* FMA3 213 forms (VEX 66 0F38, W1 double): r = r * v +- m */
+#define OPC_VFMADD213S  (0xa9 | P_EXT38)
+#define OPC_VFMSUB213S  (0xab | P_EXT38)
+#define OPC_VFNMADD213S (0xad | P_EXT38)    /* -(r * v) + m */
+#define OPC_VFNMSUB213S (0xaf | P_EXT38)    /* -(r * v) - m */
 
 /* Group 1 arithmetic (the /r of 0x81/0x83, bits 5:3 of 0x01-0x3b). */
 enum { ARITH_ADD = 0, ARITH_OR = 1, ARITH_ADC = 2, ARITH_SBB = 3,
@@ -146,6 +151,11 @@ void emit_opc(Emit *e, int opc, int r, int rm, int index);
 void emit_modrm(Emit *e, int opc, int r, int rm);
 /* opc with memory operand [base + index << shift + disp] (index NO_REG: none). */
 void emit_modrm_mem(Emit *e, int opc, int r, int base, int index, int shift, int32_t disp);
+/*
+ * VEX-encoded 0x66 0x0f 0x38 opc (FMA3 scalar): r = r op v op [base + disp],
+ * W selects double. LIG: scalar, L = 0.
+ */
+void emit_vex_mem(Emit *e, int opc, bool w, int r, int v, int base, int32_t disp);
 
 /* -- Instructions ----------------------------------------------------------- */
 

@@ -4,7 +4,9 @@
  * moment the read starts. A signal that lands after xlat checked for
  * pending signals but before the host read blocks must still interrupt it
  * (safe_syscall); otherwise the read would wait forever. A watchdog thread
- * un-sticks such a read (and counts it) so the test stays fast.
+ * un-sticks such a read (and counts it) so the test stays fast. A read
+ * counts as stuck after a full second without progress: a loaded 2-core
+ * machine can deschedule a thread for a few hundred milliseconds.
  */
 #include <pthread.h>
 #include <signal.h>
@@ -32,7 +34,7 @@ static void *watchdog(void *arg)
     while (!done) {
         struct timespec ts = { 0, 50 * 1000 * 1000 };
         nanosleep(&ts, NULL);
-        if (progress == last && ++still == 4) {
+        if (progress == last && ++still == 20) {
             stuck++;
             write(fds[1], "x", 1);
             still = 0;

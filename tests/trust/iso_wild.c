@@ -25,6 +25,7 @@
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <ucontext.h>
 #include <unistd.h>
@@ -325,6 +326,23 @@ static void proc_mem(void)
         fail("ptrace(ATTACH, parent)", 0, "succeeded");
     if (ptrace(PTRACE_POKEDATA, getpid(), 0x7f0000000000ULL, 0) != -1)
         fail("ptrace(POKEDATA, self)", 0, "succeeded");
+    /* A child (another xlat process) going after its parent, this xlat. */
+    pid_t child = fork();
+    if (child == 0) {
+        char path[64];
+        int bad = 0;
+        snprintf(path, sizeof path, "/proc/%d/mem", (int)getppid());
+        int fd = open(path, O_RDWR);
+        bad += fd >= 0;
+        bad += ptrace(PTRACE_ATTACH, getppid(), 0, 0) != -1;
+        bad += ptrace(PTRACE_SEIZE, getppid(), 0, 0) != -1;
+        bad += syscall(SYS_process_vm_writev, getppid(), &local, 1, &remote, 1, 0) != -1;
+        _exit(bad);
+    }
+    int status = -1;
+    waitpid(child, &status, 0);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        fail("child: /proc/<parent>/mem, ptrace or process_vm_writev on the parent", 0, "allowed");
     printf("/proc/*/mem, process_vm_writev, ptrace: %s\n", failures == bad0 ? "refused" : "FAILED");
 }
 

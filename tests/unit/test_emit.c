@@ -148,6 +148,50 @@ int main(void)
             }
         }
     }
+    /* SSE scalar, MXCSR, FMA3 (VEX), division: the FP and M translations. */
+    CASE("c4c2f1a98770010000", emit_vex_mem(&e, OPC_VFMADD213S, true, 0, 1, R15, 0x170));
+    /* vfmadd213sd 0x170(%r15),%xmm1,%xmm0 */
+    CASE("c4c271af4708", emit_vex_mem(&e, OPC_VFNMSUB213S, false, 0, 1, R15, 8));
+    /* vfnmsub213ss 0x8(%r15),%xmm1,%xmm0 */
+    CASE("410fae9770020000", emit_modrm_mem(&e, OPC_GRP15, EXT15_LDMXCSR, R15, NO_REG, 0, 0x270));
+    /* ldmxcsr 0x270(%r15) */
+    CASE("410fae9f70020000", emit_modrm_mem(&e, OPC_GRP15, EXT15_STMXCSR, R15, NO_REG, 0, 0x270));
+    /* stmxcsr 0x270(%r15) */
+    CASE("f2410f588768010000", emit_modrm_mem(&e, OPC_SSE_ADD | P_SIMDF2, 0, R15, NO_REG, 0, 0x168));
+    /* addsd 0x168(%r15),%xmm0 */
+    CASE("f3410f514710", emit_modrm_mem(&e, OPC_SSE_SQRT | P_SIMDF3, 0, R15, NO_REG, 0, 0x10));
+    /* sqrtss 0x10(%r15),%xmm0 */
+    CASE("f2480f2ac0", emit_modrm(&e, OPC_SSE_CVTSI2S | P_SIMDF2 | P_REXW, 0, RAX));
+    /* cvtsi2sd %rax,%xmm0 */
+    CASE("f30f2ac0", emit_modrm(&e, OPC_SSE_CVTSI2S | P_SIMDF3, 0, RAX));
+    /* cvtsi2ss %eax,%xmm0 */
+    CASE("f2490f2d8700010000",
+         emit_modrm_mem(&e, OPC_SSE_CVTS2SI | P_SIMDF2 | P_REXW, RAX, R15, NO_REG, 0, 0x100));
+    /* cvtsd2si 0x100(%r15),%rax */
+    CASE("660f2ec0", emit_modrm(&e, OPC_UCOMISS | P_DATA16, 0, 0));
+    /* ucomisd %xmm0,%xmm0 */
+    CASE("410f2f4708", emit_modrm_mem(&e, OPC_COMISS, 0, R15, NO_REG, 0, 8));
+    /* comiss 0x8(%r15),%xmm0 */
+    CASE("f3410f7e8778010000", emit_modrm_mem(&e, OPC_MOVQ_VqWq, 0, R15, NO_REG, 0, 0x178));
+    /* movq 0x178(%r15),%xmm0 */
+    CASE("66410fd68770010000", emit_modrm_mem(&e, OPC_MOVQ_WqVq, 0, R15, NO_REG, 0, 0x170));
+    /* movq %xmm0,0x170(%r15) */
+    CASE("66410f6e4708", emit_modrm_mem(&e, OPC_MOVD_VdEd, 0, R15, NO_REG, 0, 8));
+    /* movd 0x8(%r15),%xmm0 */
+    CASE("66410f7e4708", emit_modrm_mem(&e, OPC_MOVD_EdVd, 0, R15, NO_REG, 0, 8));
+    /* movd %xmm0,0x8(%r15) */
+    CASE("48f7f9", emit_grp3(&e, EXT3_IDIV, RCX, false));
+    /* idiv %rcx */
+    CASE("f7f1", emit_grp3(&e, EXT3_DIV, RCX, true));
+    /* div %ecx */
+    CASE("4899", emit_opc(&e, OPC_CQO | P_REXW, 0, 0, 0));
+    /* cqto */
+    CASE("99", emit_opc(&e, OPC_CQO, 0, 0, 0));
+    /* cltd */
+    CASE("41f687700200001d", emit_modrm_mem(&e, OPC_TESTB_EbIb, 0, R15, NO_REG, 0, 0x270);
+                             emit_u8(&e, 0x1d));
+    /* testb $0x1d,0x270(%r15) */
+
     printf("emit: %d cases, %d failures\n", cases, failures);
     return failures != 0;
 }

@@ -14,7 +14,9 @@
  * the reservation, the exit reason and fault details, and the data page
  * must be equal. A mismatch prints the instruction, the state and both
  * results. Rewriting the code page each time also exercises the JIT's
- * write-protection (self-modifying code) path.
+ * write-protection (self-modifying code) path. Then random sequences of
+ * instructions with forward branches inside them (audit_seq), run to
+ * their final ecall by both engines.
  */
 #define _GNU_SOURCE
 #include <signal.h>
@@ -57,6 +59,39 @@ static uint64_t rnd_value(void)
     switch (rnd() % 4) {
     case 0:  return special[rnd() % (sizeof special / sizeof special[0])];
     case 1:  return rnd() & 0xff;
+    default: return rnd();
+    }
+}
+
+/*
+ * FP register values: random bits, and (half the time) special doubles and
+ * NaN-boxed singles: zeros, infinities, quiet and signaling NaNs,
+ * subnormals, the extremes, values at integer conversion boundaries.
+ */
+static uint64_t rnd_fp(void)
+{
+    static const uint64_t special_d[] = {
+        0, 0x8000000000000000ULL, 0x7ff0000000000000ULL, 0xfff0000000000000ULL,
+        0x7ff8000000000000ULL, 0x7ff4000000000000ULL, 0xfff8000000000001ULL,
+        0x0000000000000001ULL, 0x000fffffffffffffULL, 0x8008000000000000ULL,
+        0x0010000000000000ULL, 0x7fefffffffffffffULL, 0x3ff0000000000000ULL,
+        0xbfe0000000000000ULL, 0x41e0000000000000ULL, 0xc1e0000000000000ULL,
+        0x41f0000000000000ULL, 0x43e0000000000000ULL, 0xc3e0000000000000ULL,
+        0x43f0000000000000ULL, 0x41dfffffffc00000ULL, 0x3fe0000000000001ULL,
+        0x36a0000000000000ULL, 0x47e0000000000000ULL, 0x3810000000000000ULL,
+    };
+    static const uint32_t special_s[] = {
+        0, 0x80000000, 0x7f800000, 0xff800000, 0x7fc00000, 0x7fa00000, 0xffc00001,
+        0x00000001, 0x007fffff, 0x80400000, 0x00800000, 0x7f7fffff, 0x3f800000,
+        0xbf000000, 0x4f000000, 0xcf000000, 0x4f800000, 0x5f000000, 0xdf000000,
+        0x5f800000, 0x3f000001, 0x0d800000, 0x71000000,
+    };
+    switch (rnd() % 6) {
+    case 0:  return special_d[rnd() % (sizeof special_d / sizeof special_d[0])];
+    case 1:  return 0xffffffff00000000ULL | special_s[rnd() % (sizeof special_s / sizeof special_s[0])];
+    case 2:  return 0xffffffff00000000ULL | (rnd() & 0xffffffff);
+    case 3:  /* a small-magnitude double: products and sums stay normal or go subnormal */
+        return (rnd() & 0x800fffffffffffffULL) | ((uint64_t)(0x3c0 + rnd() % 0x80) << 52);
     default: return rnd();
     }
 }
@@ -116,9 +151,9 @@ static void audit_word(uint32_t word, const Insn *in)
     for (int i = 1; i < 32; i++)
         init.x[i] = rnd_value();
     for (int i = 0; i < 32; i++)
-        init.f[i] = rnd() % 3 ? rnd() : 0xffffffff00000000ULL | (rnd() & 0xffffffff);
-    init.fflags = rnd() & 0x1f;
-    init.frm = rnd() % 5;
+        init.f[i] = rnd_fp();
+    init.fflags = rnd() % 2 ? 0 : rnd() & 0x1f;
+    init.frm = rnd() % 8 ? rnd() % 4 : rnd() % 8;           /* mostly valid modes */
     if (is_mem(in) && rnd() % 8) {
         /* Base register into the data page (aligned half the time). */
         uint64_t off = rnd() % (DATA_LEN - 16);
@@ -189,10 +224,134 @@ static void audit_word(uint32_t word, const Insn *in)
         memcpy(g2h(CODE), ecalls, sizeof ecalls);
 }
 
+/* -- Random sequences ---------------------------------------------------------- */
+
+/*
+ * Random runs of 32-bit instructions with forward branches inside the run,
+ * ending in an ecall: the JIT (whole blocks, chained) against interp_run
+ * from the same state. x5 is the memory base (DATA + 0x800, never written),
+ * so loads, stores and atomics hit the data page; no CSRs (time, cycle and
+ * instret are not reproducible), no jumps (no way back into the run).
+ */
+#define SEQ_BASE 5
+
+static bool seq_allowed(const Insn *in)
+{
+    switch (insn_table[in->op].fmt) {
+    case FMT_CSR: case FMT_CSRI: case FMT_J: case FMT_NONE:
+        return false;
+    case FMT_L:
+        if (in->op == OP_jalr)
+            return false;
+        break;
+    default:
+        break;
+    }
+    return in->op != OP_illegal && in->rd != SEQ_BASE;
+}
+
+/* B-type word with offset off (bytes, even, |off| < 4096). */
+static uint32_t set_branch_offset(uint32_t w, int32_t off)
+{
+    uint32_t u = (uint32_t)off;
+    w &= 0x01fff07fu;
+    w |= ((u >> 12) & 1) << 31 | ((u >> 5) & 0x3f) << 25 | ((u >> 1) & 0xf) << 8 |
+         ((u >> 11) & 1) << 7;
+    return w;
+}
+
+static uint32_t seq_word(int i, int n)
+{
+    for (;;) {
+        int op = 1 + (int)(rnd() % (OP_COUNT - 1));
+        if ((insn_table[op].match & 3) != 3)
+            continue;                                   /* 32-bit encodings only */
+        uint32_t w = insn_table[op].match | ((uint32_t)rnd() & ~insn_table[op].mask);
+        Insn in;
+        if (!insn_decode(w, &in) || in.op != op)
+            continue;
+        enum insn_format f = insn_table[op].fmt;
+        if (f == FMT_L || f == FMT_S || f == FMT_FL || f == FMT_FS || f == FMT_LR ||
+            f == FMT_AMO)
+            w = (w & ~(31u << 15)) | SEQ_BASE << 15;
+        if (f == FMT_B)                                 /* forward, at most to the ecall */
+            w = set_branch_offset(w, 4 * (1 + (int)(rnd() % (uint64_t)(n - i))));
+        if (!insn_decode(w, &in) || in.op != op || !seq_allowed(&in))
+            continue;
+        return w;
+    }
+}
+
+static void audit_seq(void)
+{
+    static uint8_t data0[DATA_LEN], data_jit[DATA_LEN];
+    int n = 2 + (int)(rnd() % 30);
+    uint32_t words[33];
+    for (int i = 0; i < n; i++)
+        words[i] = seq_word(i, n);
+    words[n] = ECALL;
+    memcpy(g2h(SLOT), words, 4 * (size_t)(n + 1));
+
+    CPUState init;
+    memset(&init, 0, sizeof init);
+    for (int i = 1; i < 32; i++)
+        init.x[i] = rnd_value();
+    init.x[SEQ_BASE] = DATA + 0x800;
+    for (int i = 0; i < 32; i++)
+        init.f[i] = rnd_fp();
+    init.fflags = rnd() % 2 ? 0 : rnd() & 0x1f;
+    init.frm = rnd() % 8 ? rnd() % 4 : rnd() % 8;
+    init.pc = SLOT;
+    for (size_t i = 0; i < DATA_LEN; i++)
+        data0[i] = (uint8_t)rnd();
+
+    static CPUState jit;
+    struct JCEntry *jc = jit.jc;
+    uint64_t mask = jit.jc_mask, limit = jit.guest_limit;
+    jit = init;
+    jit.jc = jc;
+    jit.jc_mask = mask;
+    jit.guest_limit = limit;
+    memcpy(g2h(DATA), data0, DATA_LEN);
+    enum exit_reason rj = exec_run(&jit);
+    memcpy(data_jit, g2h(DATA), DATA_LEN);
+
+    CPUState ref = init;
+    memcpy(g2h(DATA), data0, DATA_LEN);
+    enum exit_reason ri = interp_run(&ref);
+
+    cases++;
+    if (!same(&jit, rj, &ref, ri) || rj != ri || memcmp(data_jit, g2h(DATA), DATA_LEN)) {
+        if (++failures <= 10) {
+            printf("FAIL sequence of %d:\n", n);
+            for (int i = 0; i < n; i++) {
+                Insn in;
+                char text[96];
+                insn_decode(words[i], &in);
+                insn_disasm(&in, SLOT + 4 * (uint64_t)i, text, sizeof text);
+                printf("  %#llx: %08x %s\n", (unsigned long long)(SLOT + 4 * (uint64_t)i),
+                       words[i], text);
+            }
+            dump("initial", &init, EXIT_NONE);
+            dump("jit", &jit, rj);
+            dump("interp", &ref, ri);
+            if (memcmp(data_jit, g2h(DATA), DATA_LEN))
+                printf("  data page differs\n");
+        }
+    }
+    static uint32_t ecalls[GUEST_PAGE_SIZE / 4];
+    if (!ecalls[0])
+        for (size_t i = 0; i < GUEST_PAGE_SIZE / 4; i++)
+            ecalls[i] = ECALL;
+    memcpy(g2h(CODE), ecalls, sizeof ecalls);
+}
+
 static bool skip(const Insn *in)
 {
     if (in->op == OP_ecall)
         return true;                            /* the stop marker itself */
+    if ((insn_table[in->op].fmt == FMT_B || insn_table[in->op].fmt == FMT_J) && in->imm == 0)
+        return true;                            /* a jump to itself never reaches the ecall */
     if (insn_table[in->op].fmt == FMT_CSR || insn_table[in->op].fmt == FMT_CSRI)
         return ((unsigned)in->imm & 0xfff) == CSR_TIME;     /* not reproducible */
     return false;
@@ -237,6 +396,11 @@ int main(int argc, char **argv)
             continue;
         audit_word(half, &in);
     }
-    printf("jit audit: %d cases, %d mismatches\n", cases, failures);
+    /* Random sequences with branches. */
+    int single = cases;
+    for (int i = 0; i < per_op * 10; i++)
+        audit_seq();
+    printf("jit audit: %d single-instruction cases, %d sequences, %d mismatches\n", single,
+           cases - single, failures);
     return failures ? 1 : 0;
 }
