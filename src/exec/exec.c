@@ -649,9 +649,13 @@ static void protect_page_locked(uint64_t page)
     int prot = guest_prot_at(page * GUEST_PAGE_SIZE);
     if (prot < 0 || !(prot & PROT_WRITE))
         return;
-    if (mprotect(g2h(page * GUEST_PAGE_SIZE), GUEST_PAGE_SIZE, PROT_READ) == 0) {
-        bit_set(gw_bits, page);
-        bit_set(wp_bits, page);
+    /* Bits first: another thread's store may fault as soon as the page is
+     * read-only, and exec_smc_fault reads gw_bits without tb_lock. */
+    bit_set(gw_bits, page);
+    bit_set(wp_bits, page);
+    if (mprotect(g2h(page * GUEST_PAGE_SIZE), GUEST_PAGE_SIZE, PROT_READ) != 0) {
+        bit_clear(wp_bits, page);
+        bit_clear(gw_bits, page);
     }
 }
 
