@@ -800,7 +800,7 @@ static int64_t xattr_set(int kind, const uint64_t *a, bool remove)
         free(name);
         return r;
     }
-    const void *v = g2h(a[2]);
+    const void *v = remove ? NULL : g2h(a[2]);    /* a[2] unchecked for remove */
     if (remove)
         r = kind == XA_FD   ? fremovexattr((int)a[0], name)
           : kind == XA_PATH ? removexattr(gp.raw, name) : lremovexattr(gp.raw, name);
