@@ -177,6 +177,12 @@ if [[ ${1:-} == --job ]]; then
     run_job "$4"
     exit 0
 fi
+if [[ ${1:-} == --build-guest ]]; then        # BUILD SRC: a failure shows in its guest test
+    BUILD=$2
+    name=$(basename "$3"); name=${name%.*}
+    build_guest "$REPO/$3" "$BUILD/guest/$name" || true
+    exit 0
+fi
 
 # ---- Main: list the tests, run them in parallel, count ------------------
 
@@ -217,6 +223,14 @@ for k in script guest unit; do
 done
 
 echo "xlat tests: ${#ordered[@]} tests, build dir $BUILD, ${XLAT_JOBS:-2} at a time"
+
+# Cross-compile every guest program first: script tests such as
+# tune_matrix.sh and jit_vs_interp.sh run the binaries in BUILD/guest, and
+# they start before the guest tests that would otherwise build them.
+if [[ " ${ordered[*]} " == *" script:"* || " ${ordered[*]} " == *" guest:"* ]]; then
+    for f in tests/guest/*.c tests/guest/*.S; do [[ -e $f ]] && printf '%s\0' "$f"; done |
+        xargs -0 -n 1 -P "${XLAT_JOBS:-2}" "$REPO/tests/run.sh" --build-guest "$BUILD"
+fi
 if ((${#ordered[@]} > 0)); then
     printf '%s\0' "${ordered[@]}" |
         xargs -0 -n 1 -P "${XLAT_JOBS:-2}" "$REPO/tests/run.sh" --job "$BUILD" "$RESULTS"
