@@ -247,6 +247,17 @@ static inline uint##bits##_t amo##bits(uint##bits##_t *p, enum amo_op op,      \
 DEFINE_AMO(32)
 DEFINE_AMO(64)
 
+/* Leave with a synchronous fault: pc stays at the faulting instruction. */
+static enum exit_reason fault_exit(CPUState *cpu, uint64_t pc, int sig, int code,
+                                   uint64_t addr, enum exit_reason why)
+{
+    cpu->pc = pc;
+    cpu->fault_signal = sig;
+    cpu->fault_code = code;
+    cpu->fault_addr = addr;
+    return why;
+}
+
 /* -- CSRs ----------------------------------------------------------------- */
 
 static uint64_t host_time(void)
@@ -479,11 +490,7 @@ enum exit_reason run(CPUState *cpu, bool single)
             cpu->pc = pc;
             return EXIT_ECALL;
         case OP_ebreak:
-            cpu->pc = pc;
-            cpu->fault_signal = SIGTRAP;
-            cpu->fault_code = TRAP_BRKPT;
-            cpu->fault_addr = pc;
-            return EXIT_EBREAK;
+            return fault_exit(cpu, pc, SIGTRAP, TRAP_BRKPT, pc, EXIT_EBREAK);
 
         /* Zicsr */
         case OP_csrrw: case OP_csrrs: case OP_csrrc:
@@ -676,32 +683,13 @@ enum exit_reason run(CPUState *cpu, bool single)
     }
 
 illegal:
-    cpu->pc = pc;
-    cpu->fault_signal = SIGILL;
-    cpu->fault_code = ILL_ILLOPC;
-    cpu->fault_addr = pc;
-    return EXIT_ILLEGAL;
-
+    return fault_exit(cpu, pc, SIGILL, ILL_ILLOPC, pc, EXIT_ILLEGAL);
 segv:
-    cpu->pc = pc;
-    cpu->fault_signal = SIGSEGV;
-    cpu->fault_code = SEGV_MAPERR;
-    cpu->fault_addr = fault_addr;
-    return EXIT_FAULT;
-
+    return fault_exit(cpu, pc, SIGSEGV, SEGV_MAPERR, fault_addr, EXIT_FAULT);
 noexec:     /* mapped and readable (the fetch worked) but not PROT_EXEC */
-    cpu->pc = pc;
-    cpu->fault_signal = SIGSEGV;
-    cpu->fault_code = SEGV_ACCERR;
-    cpu->fault_addr = fault_addr;
-    return EXIT_FAULT;
-
+    return fault_exit(cpu, pc, SIGSEGV, SEGV_ACCERR, fault_addr, EXIT_FAULT);
 misaligned:
-    cpu->pc = pc;
-    cpu->fault_signal = SIGBUS;
-    cpu->fault_code = BUS_ADRALN;
-    cpu->fault_addr = fault_addr;
-    return EXIT_FAULT;
+    return fault_exit(cpu, pc, SIGBUS, BUS_ADRALN, fault_addr, EXIT_FAULT);
 }
 
 /* -- Entry points ---------------------------------------------------------- */
