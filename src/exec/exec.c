@@ -235,48 +235,55 @@ void exec_thread_exit(CPUState *cpu)
     this_cpu = NULL;
 }
 
-static void code_buffer_map(void);
+static int code_buffer_create(void);
+static void code_buffer_map(int fd);
 
 /*
  * fork(): only the calling thread lives on in the child, outside the cache.
  * The code buffer is a shared memfd: the child gets its own copy, mapped at
  * the same two addresses, so the TBs it keeps stay valid and neither
- * process overwrites the other's code.
+ * process overwrites the other's code. The copy is written into a new memfd
+ * before fork, under tb_lock (once fork returns, the parent goes on
+ * patching the shared buffer); the child only maps it.
  */
-static void *fork_snapshot;         /* the code buffer as it was at fork */
+static int fork_fd = -1;
 
-/* The snapshot is taken before fork, under tb_lock: once fork returns, the
- * parent goes on patching the shared buffer while the child copies. */
 static void atfork_prepare(void)
 {
     pthread_mutex_lock(&flush_mutex);
     pthread_mutex_lock(&tb_lock);
-    if (code_rw) {
-        fork_snapshot = malloc(code_used);
-        if (fork_snapshot)
-            memcpy(fork_snapshot, code_rw, code_used);
+    if (!code_rw)
+        return;
+    fork_fd = code_buffer_create();
+    for (size_t done = 0; fork_fd >= 0 && done < code_used; ) {
+        ssize_t n = pwrite(fork_fd, code_rw + done, code_used - done, (off_t)done);
+        if (n <= 0) {
+            close(fork_fd);
+            fork_fd = -1;
+        } else {
+            done += (size_t)n;
+        }
     }
 }
 
 static void atfork_parent(void)
 {
-    free(fork_snapshot);
-    fork_snapshot = NULL;
+    if (fork_fd >= 0)
+        close(fork_fd);
+    fork_fd = -1;
     pthread_mutex_unlock(&tb_lock);
     pthread_mutex_unlock(&flush_mutex);
 }
 
 static void atfork_child(void)
 {
-    if (code_rw && !fork_snapshot) {
-        fprintf(stderr, "xlat: fork: out of memory for the code buffer copy\n");
-        _exit(127);
-    }
     if (code_rw) {
-        code_buffer_map();
-        memcpy(code_rw, fork_snapshot, code_used);
-        free(fork_snapshot);
-        fork_snapshot = NULL;
+        if (fork_fd < 0) {
+            fprintf(stderr, "xlat: fork: cannot copy the code buffer\n");
+            _exit(127);
+        }
+        code_buffer_map(fork_fd);
+        fork_fd = -1;
     }
     nthreads = 0;
     if (this_cpu)
@@ -289,12 +296,22 @@ static void atfork_child(void)
 
 /* -- Init ---------------------------------------------------------------------------- */
 
-/* Map a fresh memfd as the code buffer: anywhere the first time, over the
- * old views after a fork. */
-static void code_buffer_map(void)
+/* A memfd of the code buffer's size, or -1. */
+static int code_buffer_create(void)
 {
     int fd = memfd_create("xlat-code", MFD_CLOEXEC);
-    if (fd < 0 || ftruncate(fd, CODE_SIZE) != 0) {
+    if (fd >= 0 && ftruncate(fd, CODE_SIZE) != 0) {
+        close(fd);
+        fd = -1;
+    }
+    return fd;
+}
+
+/* Map memfd fd as the code buffer (and close it): anywhere the first time,
+ * over the old views after a fork. */
+static void code_buffer_map(int fd)
+{
+    if (fd < 0) {
         perror("xlat: code buffer");
         exit(1);
     }
@@ -313,7 +330,7 @@ static void code_buffer_map(void)
 
 void exec_init(void)
 {
-    code_buffer_map();
+    code_buffer_map(code_buffer_create());
 
     Emit e = { .start = code_rw, .p = code_rw, .end = code_rw + CODE_SIZE };
     be_gen_runtime(&e, &jit_rt, guest_base);
