@@ -129,7 +129,7 @@ static const struct { const char *name; unsigned mask; const char *help; } log_i
     { "strace", LOG_STRACE, "log system calls (same as -strace)" },
     { "out_asm", LOG_OUT_ASM, "show the host code of each translated block (disassembled)" },
     { "nochain", LOG_NOCHAIN, "do not chain translated blocks together" },
-    { "stats",  LOG_STATS,  "print execution counters (blocks, chains, exits) at exit" },
+    { "stats",  LOG_STATS,  "print execution counters (blocks, chains, exits, block profile) at exit" },
 };
 
 static void parse_log_items(const char *list)

@@ -17,7 +17,7 @@ int main(void)
 {
     void *p = mmap(0, 8192, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     syscall(999);
-    long s = loop(1000);
+    long s = loop(100000);              /* TRIPS below */
     write(1, "hi\n", 3);
     return p != MAP_FAILED && s ? 0 : 2;
 }
@@ -62,8 +62,23 @@ done
 [[ $(stat 'blocks translated') -gt 50 ]] || { echo "log_items: stats: too few blocks"; fail=1; }
 chained=$(stat 'chains made')
 [[ $chained -gt 0 ]] || { echo "log_items: stats: nothing chained by default"; fail=1; }
+# stats block profile: loop()'s body (srai, xor, add, addi, bne) is at least
+# 5 instructions and one block entry per trip, nearly all of them chained.
+TRIPS=100000
+execs=$(stat 'blocks executed') insns=$(stat 'insns executed (JIT)')
+ind=$(sed -n 's/^xlat stats: block exits indirect .*(\([0-9]*\)).*/\1/p' "$TMP/err")
+[[ -n $execs && -n $insns && -n $ind ]] || { echo "log_items: stats: no block profile"; fail=1; }
+[[ ${execs:-0} -ge $TRIPS && ${execs:-0} -lt $((3 * TRIPS)) ]] ||
+    { echo "log_items: stats: blocks executed $execs, want ~$TRIPS (one per loop trip)"; fail=1; }
+[[ ${insns:-0} -ge $((5 * TRIPS)) && ${insns:-0} -lt $((10 * TRIPS)) ]] ||
+    { echo "log_items: stats: insns executed $insns, want >= $((5 * TRIPS))"; fail=1; }
+[[ ${ind:-0} -gt 0 ]] || { echo "log_items: stats: no indirect exits (returns)"; fail=1; }
+grep -Eq '^xlat stats: insns per block +[0-9]+\.[0-9]{2}$' "$TMP/err" || { echo "log_items: stats: no insns per block"; fail=1; }
 run nochain '^xlat stats: chains made +0$' -d nochain,stats
 [[ $(stat 'direct exits') -gt $chained ]] || { echo "log_items: nochain: direct exits did not grow"; fail=1; }
+# Chained or not, the same blocks run: chained entries are counted.
+[[ $(stat 'blocks executed') = "$execs" ]] ||
+    { echo "log_items: stats: blocks executed $(stat 'blocks executed') unchained, $execs chained"; fail=1; }
 # -D: the log goes to the file, not stderr; QEMU_LOG / XLAT_LOG select items.
 run -D - -d unimp,page -D "$TMP/log"
 grep -q 'unimplemented syscall 999' "$TMP/log" || { echo "log_items: -D: file lacks the log"; fail=1; }

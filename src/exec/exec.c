@@ -140,6 +140,28 @@ static void dstats_flush(void)
     memset(&dstats, 0, sizeof dstats);
 }
 
+/*
+ * Block profile for -d stats: each TB counts its own entries (tb->execs,
+ * be_tb_start), chained ones included. Instructions are execs * ninsns and
+ * exits are classed by how the block ends, so a block left early (a fault,
+ * a helper's exit) still counts whole: counts are per block entry. A flush
+ * drops the TBs, so it first adds theirs to prof_flushed. A forked child
+ * starts from its parent's counts, like the other counters.
+ */
+typedef struct { uint64_t execs, insns, exits[TB_EXIT_KINDS]; } BlockProfile;
+static BlockProfile prof_flushed;
+
+static void prof_add_tbs(BlockProfile *p)
+{
+    size_t n = __atomic_load_n(&ntbs, __ATOMIC_ACQUIRE);
+    for (size_t i = 0; i < n; i++) {
+        uint64_t x = __atomic_load_n(&tbs[i].execs, __ATOMIC_RELAXED);
+        p->execs += x;
+        p->insns += x * tbs[i].ninsns;
+        p->exits[tbs[i].exit_kind] += x;
+    }
+}
+
 static void *map_noreserve(size_t size)
 {
     void *p = mmap(NULL, size, PROT_READ | PROT_WRITE,
@@ -614,6 +636,8 @@ static void flush(uint64_t seen_gen)
             pd->first = 0;
     for (size_t i = 0; i < nthreads; i++)
         jc_clear(threads[i]->jc, threads[i]->jc_mask + 1);
+    if (opt.log_mask & LOG_STATS)
+        prof_add_tbs(&prof_flushed);
     __atomic_store_n(&ntbs, 0, __ATOMIC_RELEASE);
     code_used = code_base;
     pcmap_used = 0;
@@ -966,4 +990,16 @@ void exec_print_stats(void)
     fprintf(f, "xlat stats: poll exits            %llu\n", (unsigned long long)d.poll_exits);
     fprintf(f, "xlat stats: smc faults            %llu\n", (unsigned long long)stats.smc_faults);
     fprintf(f, "xlat stats: efault retries        %llu\n", (unsigned long long)stats.efault_retries);
+
+    BlockProfile p = prof_flushed;
+    if (code_rw)
+        prof_add_tbs(&p);
+    double n = p.execs ? (double)p.execs : 1.0;
+    fprintf(f, "xlat stats: blocks executed       %llu\n", (unsigned long long)p.execs);
+    fprintf(f, "xlat stats: insns executed (JIT)  %llu\n", (unsigned long long)p.insns);
+    fprintf(f, "xlat stats: insns per block       %.2f\n", (double)p.insns / n);
+    fprintf(f, "xlat stats: block exits indirect  %.1f%% (%llu)   direct %.1f%%   other %.1f%%\n",
+            100.0 * (double)p.exits[TB_EXIT_INDIRECT] / n,
+            (unsigned long long)p.exits[TB_EXIT_INDIRECT],
+            100.0 * (double)p.exits[TB_EXIT_DIRECT] / n, 100.0 * (double)p.exits[TB_EXIT_OTHER] / n);
 }

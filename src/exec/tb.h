@@ -34,6 +34,9 @@ typedef struct JCEntry {
 #define TB_MAX_INSNS 64
 #define TB_NO_PAGE UINT64_MAX
 
+/* How a block ends, for the -d stats block profile. */
+enum { TB_EXIT_DIRECT, TB_EXIT_INDIRECT, TB_EXIT_OTHER, TB_EXIT_KINDS };
+
 typedef struct TB {
     uint64_t pc;            /* guest address of the first instruction */
     uint32_t guest_size;    /* bytes of guest code */
@@ -41,6 +44,7 @@ typedef struct TB {
     uint32_t host_size;
     uint16_t ninsns;
     bool     valid;
+    uint8_t  exit_kind;     /* TB_EXIT_*: jal/branch/fallthrough, jalr, other */
     uint64_t page[2];       /* guest page numbers covered (TB_NO_PAGE: none) */
     struct TB *hash_next;
     uintptr_t page_next[2]; /* next TB|index in the list of page[i] */
@@ -53,6 +57,10 @@ typedef struct TB {
     uintptr_t jmp_in;       /* head of the incoming list: TB|slot */
 
     uint32_t pcmap;         /* index of ninsns (host_off, guest_off) pairs */
+
+    /* -d stats only: entries into this block, counted by its own code
+     * (be_tb_start), chained entries included. */
+    uint64_t execs;
 } TB;
 
 /* -- Code buffer (exec.c) ------------------------------------------------ */

@@ -510,6 +510,20 @@ static uint32_t fetch(uint64_t pc)
     return bits;
 }
 
+/* How a block ended by op leaves (-d stats); page-end and length-limit
+ * fallthroughs are direct (the TB_EXIT_DIRECT default). */
+static uint8_t exit_kind(int op)
+{
+    switch (op) {
+    case OP_jalr:
+        return TB_EXIT_INDIRECT;
+    case OP_jal: case OP_beq: case OP_bne: case OP_blt: case OP_bge: case OP_bltu: case OP_bgeu:
+        return TB_EXIT_DIRECT;
+    default:
+        return TB_EXIT_OTHER;               /* ecall, fence.i, ebreak, illegal */
+    }
+}
+
 void translate_block(TB *tb, Emit *e, uint16_t map[][2])
 {
     BeCtx c = { .e = *e, .tb = tb, .entry = e->p };
@@ -536,8 +550,10 @@ void translate_block(TB *tb, Emit *e, uint16_t map[][2])
         t.pc = pc;
         bool end = translate_insn(&t);
         pc += in.len;
-        if (end)
+        if (end) {
+            tb->exit_kind = exit_kind(in.op);
             break;
+        }
     }
     tb->guest_size = (uint32_t)(pc - tb->pc);
     be_tb_finish(&c);

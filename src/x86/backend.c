@@ -183,13 +183,25 @@ void be_tb_start(BeCtx *c)
     /* --tune no-nostore: the "current block" store user mode never reads. */
     if (!tune.nostore)
         be_set_pc(c, c->tb->pc);
-    if (tune.cycle_poll)
-        return;
-    /* exit_request and jit_kick are adjacent ints: one 8-byte compare. */
-    emit_modrm_mem(&c->e, OPC_ARITH_EvIb | P_REXW, ARITH_CMP, REG_CPU, NO_REG, 0,
-                   offsetof(CPUState, exit_request));
-    emit_u8(&c->e, 0);
-    c->poll_jcc = emit_jcc(&c->e, CC_NE);
+    if (!tune.cycle_poll) {
+        /* exit_request and jit_kick are adjacent ints: one 8-byte compare. */
+        emit_modrm_mem(&c->e, OPC_ARITH_EvIb | P_REXW, ARITH_CMP, REG_CPU, NO_REG, 0,
+                       offsetof(CPUState, exit_request));
+        emit_u8(&c->e, 0);
+        c->poll_jcc = emit_jcc(&c->e, CC_NE);
+    }
+    /*
+     * -d stats (decided at translation: nothing is emitted otherwise):
+     * tb->execs += 1 on every entry, chained ones included, after the entry
+     * poll (an entry that leaves at once is entered again); rax is scratch
+     * here. A plain add, not lock add: threads running the same block may
+     * lose a few counts to each other, which a profile can afford.
+     */
+    if (opt.log_mask & LOG_STATS) {
+        emit_mov_ri(&c->e, RAX, (uint64_t)(uintptr_t)&c->tb->execs);
+        emit_modrm_mem(&c->e, OPC_ARITH_EvIb | P_REXW, ARITH_ADD, RAX, NO_REG, 0, 0);
+        emit_u8(&c->e, 1);
+    }
 }
 
 void be_tb_finish(BeCtx *c)

@@ -61,7 +61,7 @@ typedef struct BeCtx {
 /* Write the runtime stubs at e (once per code buffer generation). */
 void be_gen_runtime(Emit *e, JitRuntime *rt, uint8_t *gbase);
 
-/* Block start (exit poll) and end (out-of-line paths, exit stubs). */
+/* Block start (exit poll, -d stats entry count) and end (out-of-line paths, exit stubs). */
 void be_tb_start(BeCtx *c);
 void be_tb_finish(BeCtx *c);
 
