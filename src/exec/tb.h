@@ -77,6 +77,12 @@ typedef struct JitRuntime {
     uint8_t *epilogue;      /* RW address: rax = exit code, cpu->pc set */
     uint8_t *lookup;        /* RW address: rax = target pc; probe, else EXIT_LOOKUP */
     uint8_t *lookup_miss;   /* RW address: rax = target pc; cpu->pc = rax, EXIT_LOOKUP */
+    /* The interpreter runs the instruction at guest pc rax (mapped registers
+     * spilled and reloaded around it). interp_call is called and returns
+     * (or leaves on a nonzero exit reason); interp_exit is jumped to and
+     * always leaves, to the dispatcher at the next pc. */
+    uint8_t *interp_call;
+    uint8_t *interp_exit;
 } JitRuntime;
 extern JitRuntime jit_rt;
 

@@ -518,7 +518,7 @@ static bool tr_fp_load(T *t, bool dbl)
     if (in->rs1 == 0)
         return false;
     int a = src(t->e, in->rs1, RCX);
-    be_guest_load(t->c, RAX, a, (int32_t)in->imm, dbl ? 8 : 4, false, t->pc);
+    be_guest_load(t->c, RAX, a, in->rs1, (int32_t)in->imm, dbl ? 8 : 4, false, t->pc);
     if (dbl) {
         emit_st64(t->e, RAX, REG_CPU, F_OFF(in->rd));
     } else {
@@ -535,7 +535,7 @@ static bool tr_fp_store(T *t, bool dbl)
         return false;
     emit_ld64(t->e, RAX, REG_CPU, F_OFF(in->rs2));
     int a = src(t->e, in->rs1, RCX);
-    be_guest_store(t->c, RAX, a, (int32_t)in->imm, dbl ? 8 : 4, t->pc);
+    be_guest_store(t->c, RAX, a, in->rs1, (int32_t)in->imm, dbl ? 8 : 4, t->pc);
     return true;
 }
 

@@ -294,7 +294,7 @@ static bool tr_load(T *t, int size, bool sign)
         return false;                       /* absolute address: rare, use the helper */
     int a = src(t->e, in->rs1, RCX);
     int d = in->rd ? dst(in->rd) : RAX;
-    be_guest_load(t->c, d, a, (int32_t)in->imm, size, sign, t->pc);
+    be_guest_load(t->c, d, a, in->rs1, (int32_t)in->imm, size, sign, t->pc);
     writeback(t->e, in->rd, d);
     return true;
 }
@@ -306,7 +306,7 @@ static bool tr_store(T *t, int size)
         return false;
     int v = src(t->e, in->rs2, RAX);
     int a = src(t->e, in->rs1, RCX);
-    be_guest_store(t->c, v, a, (int32_t)in->imm, size, t->pc);
+    be_guest_store(t->c, v, a, in->rs1, (int32_t)in->imm, size, t->pc);
     return true;
 }
 
@@ -549,6 +549,7 @@ void translate_block(TB *tb, Emit *e, uint16_t map[][2])
         tb->ninsns = (uint16_t)(n + 1);
         t.pc = pc;
         bool end = translate_insn(&t);
+        be_forget(&c, in.rd);       /* rd (or an FP rd: harmlessly the same bit) */
         pc += in.len;
         if (end) {
             tb->exit_kind = exit_kind(in.op);

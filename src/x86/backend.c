@@ -72,10 +72,44 @@ void be_gen_runtime(Emit *e, JitRuntime *rt, uint8_t *gbase)
     rt->epilogue = e->p;
     be_store_mapped(e);
     emit_st64(e, RCX, REG_CPU, offsetof(CPUState, jit_link));
+    uint8_t *epilogue_stored = e->p;        /* mapped registers already in CPUState */
     emit_arith_ri(e, ARITH_ADD, RSP, 8, false);
     for (int i = 5; i >= 0; i--)
         emit_pop(e, callee_saved[i]);
     emit_ret(e);
+
+    /* interp_call: rax = guest pc; called from translated code (rsp is
+     * 16-byte aligned at the call, so 8 below it here). */
+    emit_nops(e, (unsigned)(-(uintptr_t)e->p) & 15);
+    rt->interp_call = e->p;
+    be_store_mapped(e);
+    emit_mov_rr(e, RDI, REG_CPU);
+    emit_mov_rr(e, RSI, RAX);
+    emit_arith_ri(e, ARITH_SUB, RSP, 8, false);
+    emit_mov_ri(e, RAX, (uint64_t)(uintptr_t)jit_helper_interp);
+    emit_call_r(e, RAX);
+    emit_arith_ri(e, ARITH_ADD, RSP, 8, false);
+    be_load_mapped(e);
+    emit_test_rr(e, RAX, RAX);
+    uint8_t *leave = emit_jcc(e, CC_NE);
+    emit_ret(e);
+    emit_patch_rel32(leave, e->p);
+    emit_arith_ri(e, ARITH_ADD, RSP, 8, false);        /* drop the return address */
+    emit_patch_rel32(emit_jmp(e), epilogue_stored);
+
+    /* interp_exit: rax = guest pc; jumped to. The interpreter leaves
+     * cpu->pc at the next instruction: EXIT_LOOKUP resumes there. */
+    emit_nops(e, (unsigned)(-(uintptr_t)e->p) & 15);
+    rt->interp_exit = e->p;
+    be_store_mapped(e);
+    emit_mov_rr(e, RDI, REG_CPU);
+    emit_mov_rr(e, RSI, RAX);
+    emit_mov_ri(e, RAX, (uint64_t)(uintptr_t)jit_helper_interp);
+    emit_call_r(e, RAX);
+    emit_mov_ri(e, RCX, EXIT_LOOKUP);
+    emit_test_rr(e, RAX, RAX);
+    emit_cmov(e, CC_E, RAX, RCX);
+    emit_patch_rel32(emit_jmp(e), epilogue_stored);
 
     /* lookup_miss: rax = guest pc the jump cache did not have: exit to C */
     emit_nops(e, (unsigned)(-(uintptr_t)e->p) & 15);
@@ -209,8 +243,13 @@ void be_tb_finish(BeCtx *c)
     Emit *e = &c->e;
     for (int i = 0; i < c->nslow; i++) {
         emit_patch_rel32(c->slow[i].jcc, e->p);
-        be_call_interp(c, c->slow[i].pc);
-        emit_patch_rel32(emit_jmp(e), c->slow[i].resume);
+        emit_mov_ri(e, RAX, c->slow[i].pc);
+        if (c->slow[i].resume) {
+            emit_patch_rel32(emit_call(e), jit_rt.interp_call);
+            emit_patch_rel32(emit_jmp(e), c->slow[i].resume);
+        } else {
+            emit_patch_rel32(emit_jmp(e), jit_rt.interp_exit);
+        }
     }
     for (int i = 0; i < c->nstub; i++) {
         int slot = c->stub[i].slot;
@@ -239,15 +278,9 @@ void be_tb_finish(BeCtx *c)
 
 void be_call_interp(BeCtx *c, uint64_t pc)
 {
-    Emit *e = &c->e;
-    be_store_mapped(e);
-    emit_mov_rr(e, RDI, REG_CPU);
-    emit_mov_ri(e, RSI, pc);
-    emit_mov_ri(e, RAX, (uint64_t)(uintptr_t)jit_helper_interp);
-    emit_call_r(e, RAX);
-    be_load_mapped(e);
-    emit_test_rr(e, RAX, RAX);
-    emit_patch_rel32(emit_jcc(e, CC_NE), jit_rt.epilogue);
+    emit_mov_ri(&c->e, RAX, pc);
+    emit_patch_rel32(emit_call(&c->e), jit_rt.interp_call);
+    c->checked = 0;             /* the interpreter may have written any register */
 }
 
 /* -- Guest memory ---------------------------------------------------------------- */
@@ -258,14 +291,22 @@ void be_call_interp(BeCtx *c, uint64_t pc)
  * base + disp (|disp| < 2^11) lands in the window or a guard: a host fault
  * there is a genuine guest fault at base + disp (exec_fault_restore).
  * Otherwise the interpreter performs the access (fault or, with a negative
- * disp, a valid access near 2^64 wrapping... which it reports exactly).
+ * disp, a valid access near 2^64 wrapping... which it reports exactly) and
+ * translated code is left: the code after a check runs only if it passed,
+ * which is what lets later accesses through the same guest register skip
+ * it (--tune checked-reuse).
  */
-static void window_check(BeCtx *c, int addr, uint64_t pc)
+static void window_check(BeCtx *c, int addr, int base, uint64_t pc)
 {
+    if (tune.checked_reuse && base > 0 && (c->checked >> base & 1))
+        return;
     emit_arith_rm(&c->e, ARITH_CMP, addr, REG_CPU, offsetof(CPUState, guest_limit), false);
     BeSlow *s = &c->slow[c->nslow++];
     s->jcc = emit_jcc(&c->e, CC_AE);
     s->pc = pc;
+    s->resume = NULL;
+    if (base > 0)
+        c->checked |= 1u << base;
 }
 
 /*
@@ -281,18 +322,17 @@ static int unfold_disp(BeCtx *c, int addr, int32_t *disp)
     return RCX;
 }
 
-void be_guest_load(BeCtx *c, int dst, int addr, int32_t disp, int size, bool sign, uint64_t pc)
+void be_guest_load(BeCtx *c, int dst, int addr, int base, int32_t disp, int size, bool sign,
+                   uint64_t pc)
 {
-    window_check(c, addr, pc);
+    window_check(c, addr, base, pc);
     addr = unfold_disp(c, addr, &disp);
     emit_load_sized(&c->e, dst, REG_GBASE, addr, disp, size, sign);
-    c->slow[c->nslow - 1].resume = c->e.p;
 }
 
-void be_guest_store(BeCtx *c, int src, int addr, int32_t disp, int size, uint64_t pc)
+void be_guest_store(BeCtx *c, int src, int addr, int base, int32_t disp, int size, uint64_t pc)
 {
-    window_check(c, addr, pc);
+    window_check(c, addr, base, pc);
     addr = unfold_disp(c, addr, &disp);
     emit_store_sized(&c->e, src, REG_GBASE, addr, disp, size);
-    c->slow[c->nslow - 1].resume = c->e.p;
 }

@@ -40,6 +40,8 @@ extern const int8_t be_host_guest[16];
 #define CPU_X_OFF(g) ((int32_t)(offsetof(CPUState, x) + 8 * (g)))
 
 /* Per-block code generation state. */
+/* An out-of-line interpreter call for pc, then back to resume (NULL: leave
+ * to the dispatcher instead). */
 typedef struct BeSlow { uint8_t *jcc; uint8_t *resume; uint64_t pc; } BeSlow;
 typedef struct BeStub { int slot; uint64_t target; } BeStub;
 /* An exit poll's branch to its stub; indirect: the target pc is in rax. */
@@ -56,6 +58,7 @@ typedef struct BeCtx {
     int nstub;
     BePoll poll[3];             /* exit polls on cycle-closing exits (--tune cycle-poll) */
     int npoll;
+    uint32_t checked;           /* guest registers known to be below the window limit */
 } BeCtx;
 
 /* Write the runtime stubs at e (once per code buffer generation). */
@@ -76,8 +79,9 @@ void be_goto_ptr(BeCtx *c);
 
 /*
  * Execute the instruction at pc with the interpreter (everything the
- * translator does not handle natively): spill, call, reload, leave on a
- * nonzero exit reason.
+ * translator does not handle natively): a call to the shared runtime stub
+ * (jit_rt.interp_call: spill, call, reload, leave on a nonzero exit
+ * reason), so each site costs a few bytes of code, not a hundred.
  */
 void be_call_interp(BeCtx *c, uint64_t pc);
 
@@ -87,12 +91,19 @@ void be_load_mapped(Emit *e);
 
 /*
  * Guest memory access of `size` bytes at guest address (value of host
- * register addr) + disp: a load into host register dst (sign- or
- * zero-extended) or a store of host register src. addr must not be rax.
- * If the address register is outside the window, the instruction at pc is
- * executed by the interpreter instead (out of line).
+ * register addr, which holds guest register base) + disp: a load into host
+ * register dst (sign- or zero-extended) or a store of host register src.
+ * addr must not be rax. If the address register is outside the window,
+ * the interpreter executes the instruction at pc instead (out of line) and
+ * translated code is left for the dispatcher: so after one access, base is
+ * known to be inside the window for the rest of the block, until it is
+ * written (be_forget), and its next accesses need no check.
  */
-void be_guest_load(BeCtx *c, int dst, int addr, int32_t disp, int size, bool sign, uint64_t pc);
-void be_guest_store(BeCtx *c, int src, int addr, int32_t disp, int size, uint64_t pc);
+void be_guest_load(BeCtx *c, int dst, int addr, int base, int32_t disp, int size, bool sign,
+                   uint64_t pc);
+void be_guest_store(BeCtx *c, int src, int addr, int base, int32_t disp, int size, uint64_t pc);
+
+/* Guest register g was written: its next access checks the window again. */
+static inline void be_forget(BeCtx *c, int g) { c->checked &= ~(1u << g); }
 
 #endif

@@ -245,13 +245,16 @@ uint8_t *emit_jcc(Emit *e, int cc)
     return f;
 }
 
-uint8_t *emit_jmp(Emit *e)
+static uint8_t *emit_rel32_insn(Emit *e, uint8_t opc)
 {
-    emit_u8(e, OPC_JMP_long);
+    emit_u8(e, opc);
     uint8_t *f = e->p;
     emit_imm32(e, 0);
     return f;
 }
+
+uint8_t *emit_jmp(Emit *e)  { return emit_rel32_insn(e, OPC_JMP_long); }
+uint8_t *emit_call(Emit *e) { return emit_rel32_insn(e, OPC_CALL_Jz); }
 
 uint8_t *emit_jmp_aligned(Emit *e)
 {

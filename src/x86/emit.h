@@ -208,6 +208,7 @@ void emit_jmp_mem(Emit *e, int base, int32_t disp);
  */
 uint8_t *emit_jcc(Emit *e, int cc);
 uint8_t *emit_jmp(Emit *e);
+uint8_t *emit_call(Emit *e);
 uint8_t *emit_jmp_aligned(Emit *e);
 static inline void emit_patch_rel32(uint8_t *field, const uint8_t *target)
 {

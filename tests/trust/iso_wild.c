@@ -70,11 +70,33 @@ static volatile uint64_t sc_result;
 static void p_sc(uint64_t a)  { uint64_t v; __asm__ volatile("sc.d %0, %1, (%1)" : "=&r"(v) : "r"(a) : "memory"); sc_result = v; }
 static void p_jalr(uint64_t a) { __asm__ volatile("jalr ra, 0(%0)" : : "r"(a) : "ra", "memory"); }
 
+/*
+ * A valid access through t1, then t1 rewritten (by a move, by a load of a
+ * pointer through itself) and the wild access through it, all in one
+ * block: xlat checks a base register once per block (--tune checked-reuse),
+ * so this fails if a write to the register does not make it check again.
+ */
+static uint64_t valid_word;
+static volatile uint64_t wild_ptr;
+static void p_ld_remove(uint64_t a)
+{
+    uint64_t v;
+    __asm__ volatile("mv t1, %1\n\tld %0, 0(t1)\n\tmv t1, %2\n\tld %0, 0(t1)"
+                     : "=&r"(v) : "r"(&valid_word), "r"(a) : "t1", "memory");
+}
+static void p_sd_reload(uint64_t a)
+{
+    wild_ptr = a;
+    __asm__ volatile("mv t1, %0\n\tld t1, 0(t1)\n\tsd zero, 0(t1)"
+                     : : "r"(&wild_ptr) : "t1", "memory");
+}
+
 static const struct { const char *name; ProbeFn fn; int jump; } probes[] = {
     { "ld", p_ld, 0 },   { "lw", p_lw, 0 },     { "sd", p_sd, 0 },
     { "sb", p_sb, 0 },   { "fld", p_fld, 0 },   { "fsd", p_fsd, 0 },
     { "amoadd.d", p_amoadd, 0 }, { "amoswap.w", p_amoswapw, 0 },
     { "lr.d", p_lr, 0 }, { "sc.d", p_sc, 0 },   { "jalr", p_jalr, 1 },
+    { "ld after mv", p_ld_remove, 0 }, { "sd after ld", p_sd_reload, 0 },
 };
 
 /* Past the window, its guards, typical host mappings, non-canonical. */
