@@ -5,7 +5,10 @@
  * Code buffer: one memfd mapped twice, read-write (where the JIT writes) and
  * read-execute (where code runs); no page is ever writable and executable.
  * It holds the runtime stubs (x86/backend.c) and then the TBs, allocated
- * forwards; when it is full everything is flushed and allocation restarts.
+ * forwards: each TB's hot code below HOT_END, its out-of-line code (slow
+ * paths, exit stubs) above it, so that hot code is dense in the instruction
+ * cache. When either area is full everything is flushed and allocation
+ * restarts.
  *
  * Lookup: cpu->pc -> this thread's jump cache (direct mapped by pc, also
  * probed by translated code for indirect jumps) -> the global hash table
@@ -78,6 +81,7 @@ _Static_assert(offsetof(CPUState, jit_kick) == offsetof(CPUState, exit_request) 
                "translated code polls exit_request and jit_kick with one 8-byte load");
 
 #define CODE_SIZE   (256u << 20)
+#define HOT_END     (160u << 20)        /* hot code below, cold (out-of-line) code above */
 #define MAX_TBS     (1u << 19)
 #define PCMAP_PAIRS (1u << 24)
 #define HASH_BITS   18
@@ -90,6 +94,7 @@ uint8_t *code_rw;
 intptr_t code_rx_delta;
 JitRuntime jit_rt;
 static size_t code_used, code_base;     /* next free byte; first TB byte */
+static size_t cold_used = HOT_END;      /* next free byte of the cold area */
 
 static TB *tbs;                         /* in host-address order */
 static size_t ntbs;
@@ -270,6 +275,18 @@ static void code_buffer_map(int fd);
  */
 static int fork_fd = -1;
 
+/* Copy [from, to) of the code buffer into fd at the same offset. */
+static bool copy_code(int fd, size_t from, size_t to)
+{
+    while (from < to) {
+        ssize_t n = pwrite(fd, code_rw + from, to - from, (off_t)from);
+        if (n <= 0)
+            return false;
+        from += (size_t)n;
+    }
+    return true;
+}
+
 static void atfork_prepare(void)
 {
     pthread_mutex_lock(&flush_mutex);
@@ -277,14 +294,10 @@ static void atfork_prepare(void)
     if (!code_rw)
         return;
     fork_fd = code_buffer_create();
-    for (size_t done = 0; fork_fd >= 0 && done < code_used; ) {
-        ssize_t n = pwrite(fork_fd, code_rw + done, code_used - done, (off_t)done);
-        if (n <= 0) {
-            close(fork_fd);
-            fork_fd = -1;
-        } else {
-            done += (size_t)n;
-        }
+    if (fork_fd >= 0 && !(copy_code(fork_fd, 0, code_used) &&
+                          copy_code(fork_fd, HOT_END, cold_used))) {
+        close(fork_fd);
+        fork_fd = -1;
     }
 }
 
@@ -640,6 +653,7 @@ static void flush(uint64_t seen_gen)
         prof_add_tbs(&prof_flushed);
     __atomic_store_n(&ntbs, 0, __ATOMIC_RELEASE);
     code_used = code_base;
+    cold_used = HOT_END;
     pcmap_used = 0;
     stats.flushes++;
     __atomic_fetch_add(&flush_gen, 1, __ATOMIC_RELEASE);
@@ -678,6 +692,9 @@ static void log_tb(const TB *tb)
         fprintf(opt.log_file, "OUT: [guest 0x%llx, %u bytes at %p]\n",
                 (unsigned long long)tb->pc, tb->host_size, tb_entry_rx(tb));
         host_disas(opt.log_file, p, tb->host_size, (uint64_t)(uintptr_t)tb_entry_rx(tb));
+        fprintf(opt.log_file, "  -- out of line --\n");
+        host_disas(opt.log_file, code_rw + tb->cold_off, tb->cold_size,
+                   (uint64_t)(uintptr_t)code_rx_of(code_rw + tb->cold_off));
         fprintf(opt.log_file, "\n");
     }
 }
@@ -725,7 +742,8 @@ static int translate(uint64_t pc, TB **out)
         goto done;
     }
     if (ntbs == MAX_TBS || pcmap_used + TB_MAX_INSNS > PCMAP_PAIRS ||
-        code_used + TRANSLATE_MAX_HOST + 64 > CODE_SIZE) {
+        code_used + TRANSLATE_MAX_HOST + 64 > HOT_END ||
+        cold_used + TRANSLATE_MAX_HOST + 64 > CODE_SIZE) {
         r = TR_FULL;
         goto done;
     }
@@ -737,13 +755,18 @@ static int translate(uint64_t pc, TB **out)
     *(TB **)(code_rw + off) = tb;
     off += 8;
     tb->host_off = (uint32_t)off;
-    Emit e = { .start = code_rw + off, .p = code_rw + off, .end = code_rw + CODE_SIZE };
+    Emit e = { .start = code_rw + off, .p = code_rw + off, .end = code_rw + HOT_END };
+    Emit cold = { .start = code_rw + cold_used, .p = code_rw + cold_used,
+                  .end = code_rw + CODE_SIZE };
     uint16_t map[TB_MAX_INSNS][2];
-    translate_block(tb, &e, map);
+    translate_block(tb, &e, &cold, map);
     tb->host_size = (uint32_t)(e.p - e.start);
+    tb->cold_off = (uint32_t)cold_used;
+    tb->cold_size = (uint32_t)(cold.p - cold.start);
     uint16_t *dst = tb_pcmap_alloc(tb->ninsns, &tb->pcmap);
     memcpy(dst, map, tb->ninsns * sizeof map[0]);
     code_used = off + tb->host_size;
+    cold_used = (cold_used + tb->cold_size + 15) & ~(size_t)15;
 
     tb->page[0] = pc / GUEST_PAGE_SIZE;
     tb->page[1] = (pc + tb->guest_size - 1) / GUEST_PAGE_SIZE;
@@ -763,8 +786,10 @@ static int translate(uint64_t pc, TB **out)
     tb_hash[h] = tb;
     __atomic_store_n(&ntbs, ntbs + 1, __ATOMIC_RELEASE);
     stats.translated++;
-    if (perfmap_enabled)
+    if (perfmap_enabled) {
         perfmap_add(pc, tb_entry_rx(tb), tb->host_size);
+        perfmap_add(pc, code_rx_of(code_rw + tb->cold_off), tb->cold_size);
+    }
     if (opt.log_mask & (LOG_IN_ASM | LOG_OUT_ASM))
         log_tb(tb);
 done:

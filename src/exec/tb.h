@@ -42,6 +42,8 @@ typedef struct TB {
     uint32_t guest_size;    /* bytes of guest code */
     uint32_t host_off;      /* entry offset in the code buffer */
     uint32_t host_size;
+    uint32_t cold_off;      /* its out-of-line code (code buffer offset, size) */
+    uint32_t cold_size;
     uint16_t ninsns;
     bool     valid;
     uint8_t  exit_kind;     /* TB_EXIT_*: jal/branch/fallthrough, jalr, other */

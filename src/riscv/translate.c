@@ -524,9 +524,9 @@ static uint8_t exit_kind(int op)
     }
 }
 
-void translate_block(TB *tb, Emit *e, uint16_t map[][2])
+void translate_block(TB *tb, Emit *e, Emit *cold, uint16_t map[][2])
 {
-    BeCtx c = { .e = *e, .tb = tb, .entry = e->p };
+    BeCtx c = { .e = *e, .cold = *cold, .tb = tb, .entry = e->p };
     uint64_t page = tb->pc / GUEST_PAGE_SIZE;
     uint64_t pc = tb->pc;
     Insn in;
@@ -559,4 +559,5 @@ void translate_block(TB *tb, Emit *e, uint16_t map[][2])
     tb->guest_size = (uint32_t)(pc - tb->pc);
     be_tb_finish(&c);
     e->p = c.e.p;
+    cold->p = c.cold.p;
 }

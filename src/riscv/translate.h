@@ -15,14 +15,16 @@
 
 /*
  * Translate the block starting at tb->pc into host code at e->p (the TB
- * entry). The caller holds the mapping table read-locked and has checked
+ * entry), with the code that rarely runs (slow paths, exit stubs) at
+ * cold->p, away from the hot code so that runs of hot code stay dense in
+ * the instruction cache. The caller holds the mapping table read-locked and has checked
  * that the first instruction is executable; the block stops before any
  * instruction that starts on another page or crosses into one (unless it is
  * the first, whose second page the caller also checked).
  * Fills tb->guest_size, ninsns, jmp_field/jmp_stub, and map[i] =
  * {host offset from the entry, guest offset} of each instruction.
  */
-void translate_block(TB *tb, Emit *e, uint16_t map[][2]);
+void translate_block(TB *tb, Emit *e, Emit *cold, uint16_t map[][2]);
 
 /* Can the native translation of op be used on this host (and options)? */
 void translate_init(void);

@@ -144,21 +144,24 @@ static void emit_jc_probe(Emit *e, const uint8_t *miss)
 
 /* -- Exits ------------------------------------------------------------------ */
 
-void be_set_pc(BeCtx *c, uint64_t pc)
+static void set_pc(Emit *e, uint64_t pc)
 {
     if (pc < 0x80000000ULL) {
-        emit_st64_imm(&c->e, REG_CPU, offsetof(CPUState, pc), (int32_t)pc);
+        emit_st64_imm(e, REG_CPU, offsetof(CPUState, pc), (int32_t)pc);
     } else {
-        emit_mov_ri(&c->e, RAX, pc);
-        emit_st64(&c->e, RAX, REG_CPU, offsetof(CPUState, pc));
+        emit_mov_ri(e, RAX, pc);
+        emit_st64(e, RAX, REG_CPU, offsetof(CPUState, pc));
     }
 }
 
-void be_exit(BeCtx *c, int code)
+static void exit_with(Emit *e, int code)
 {
-    emit_mov_ri(&c->e, RAX, (uint64_t)code);
-    emit_patch_rel32(emit_jmp(&c->e), jit_rt.epilogue);
+    emit_mov_ri(e, RAX, (uint64_t)code);
+    emit_patch_rel32(emit_jmp(e), jit_rt.epilogue);
 }
+
+void be_set_pc(BeCtx *c, uint64_t pc) { set_pc(&c->e, pc); }
+void be_exit(BeCtx *c, int code)      { exit_with(&c->e, code); }
 
 /*
  * Exit poll (exit_request and jit_kick, adjacent ints: one 8-byte compare)
@@ -240,7 +243,7 @@ void be_tb_start(BeCtx *c)
 
 void be_tb_finish(BeCtx *c)
 {
-    Emit *e = &c->e;
+    Emit *e = &c->cold;
     for (int i = 0; i < c->nslow; i++) {
         emit_patch_rel32(c->slow[i].jcc, e->p);
         emit_mov_ri(e, RAX, c->slow[i].pc);
@@ -255,22 +258,22 @@ void be_tb_finish(BeCtx *c)
         int slot = c->stub[i].slot;
         emit_patch_rel32(c->entry + c->tb->jmp_field[slot], e->p);
         c->tb->jmp_stub[slot] = (uint32_t)(e->p - c->entry);
-        be_set_pc(c, c->stub[i].target);
+        set_pc(e, c->stub[i].target);
         emit_mov_ri(e, RCX, (uint64_t)(uintptr_t)c->tb | (uint64_t)slot);
-        be_exit(c, EXIT_CHAIN);
+        exit_with(e, EXIT_CHAIN);
     }
     for (int i = 0; i < c->npoll; i++) {
         emit_patch_rel32(c->poll[i].jcc, e->p);
         if (c->poll[i].indirect)
             emit_st64(e, RAX, REG_CPU, offsetof(CPUState, pc));
         else
-            be_set_pc(c, c->poll[i].target);
-        be_exit(c, EXIT_POLL);
+            set_pc(e, c->poll[i].target);
+        exit_with(e, EXIT_POLL);
     }
     if (c->poll_jcc) {
         emit_patch_rel32(c->poll_jcc, e->p);
-        be_set_pc(c, c->tb->pc);
-        be_exit(c, EXIT_POLL);
+        set_pc(e, c->tb->pc);
+        exit_with(e, EXIT_POLL);
     }
 }
 

@@ -49,6 +49,7 @@ typedef struct BePoll { uint8_t *jcc; uint64_t target; bool indirect; } BePoll;
 
 typedef struct BeCtx {
     Emit e;
+    Emit cold;                  /* out-of-line code: slow paths, exit stubs */
     TB *tb;
     uint8_t *entry;             /* RW address of the TB entry */
     uint8_t *poll_jcc;          /* the entry poll's branch to its exit */
@@ -64,7 +65,8 @@ typedef struct BeCtx {
 /* Write the runtime stubs at e (once per code buffer generation). */
 void be_gen_runtime(Emit *e, JitRuntime *rt, uint8_t *gbase);
 
-/* Block start (exit poll, -d stats entry count) and end (out-of-line paths, exit stubs). */
+/* Block start (exit poll, -d stats entry count) and end (out-of-line paths and
+ * exit stubs, in c->cold). */
 void be_tb_start(BeCtx *c);
 void be_tb_finish(BeCtx *c);
 
