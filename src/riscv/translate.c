@@ -47,18 +47,26 @@ void translate_init(void)
 static void alu_rr(T *t, int op, bool commutative, bool w32)
 {
     const Insn *in = t->in;
-    int d = dst(in->rd);
+    int d = dst(in->rd), a = in->rs1, b = in->rs2;
     if (in->rd == 0)
         return;
-    if (d == hr(in->rs2) && in->rs2 != in->rs1) {
+    if (a == 0 && commutative) {            /* c.mv is add rd, x0, rs2 */
+        a = b;
+        b = 0;
+    }
+    if (b == 0 && op != ARITH_AND) {        /* add, sub, or, xor with x0: a move */
+        load_into(t->e, d, a);
+        goto done;
+    }
+    if (d == hr(b) && b != a) {
         if (commutative) {
-            arith_src(t->e, op, d, in->rs1, w32);
+            arith_src(t->e, op, d, a, w32);
             goto done;
         }
         d = RAX;
     }
-    load_into(t->e, d, in->rs1);
-    arith_src(t->e, op, d, in->rs2, w32);
+    load_into(t->e, d, a);
+    arith_src(t->e, op, d, b, w32);
 done:
     if (w32)
         emit_movslq(t->e, d, d);
@@ -332,6 +340,7 @@ static void tr_branch(T *t, int cc)
         be_goto_tb(t->c, 0, always ? taken : next);
         return;
     }
+    be_branch_begin(t->c, t->pc, taken, next);
     if (in->rs2 == 0) {
         int a = src(t->e, in->rs1, RAX);
         emit_arith_ri(t->e, ARITH_CMP, a, 0, false);
@@ -343,15 +352,19 @@ static void tr_branch(T *t, int cc)
         int a = src(t->e, in->rs1, RAX);
         arith_src(t->e, ARITH_CMP, a, in->rs2, false);
     }
-    uint8_t *j = emit_jcc(t->e, cc);
-    be_goto_tb(t->c, 0, next);
-    emit_patch_rel32(j, t->e->p);
-    be_goto_tb(t->c, 1, taken);
+    be_branch_end(t->c, cc, taken, next);
 }
 
 static void tr_jalr(T *t)
 {
     const Insn *in = t->in;
+    if (t->known >> in->rs1 & 1) {                          /* auipc+jalr: a static target */
+        uint64_t target = (t->known_val[in->rs1] + (uint64_t)in->imm) & ~1ULL;
+        set_imm(t->e, in->rd, t->pc + in->len, RAX);
+        be_goto_tb(t->c, 0, target);
+        return;
+    }
+    t->indirect_exit = true;
     int a = src(t->e, in->rs1, RAX);
     emit_lea(t->e, RAX, a, NO_REG, 0, (int32_t)in->imm, false);
     emit_arith_ri(t->e, ARITH_AND, RAX, -2, false);
@@ -512,15 +525,44 @@ static uint32_t fetch(uint64_t pc)
 
 /* How a block ended by op leaves (-d stats); page-end and length-limit
  * fallthroughs are direct (the TB_EXIT_DIRECT default). */
-static uint8_t exit_kind(int op)
+static uint8_t exit_kind(const T *t, int op)
 {
     switch (op) {
     case OP_jalr:
-        return TB_EXIT_INDIRECT;
+        return t->indirect_exit ? TB_EXIT_INDIRECT : TB_EXIT_DIRECT;
     case OP_jal: case OP_beq: case OP_bne: case OP_blt: case OP_bge: case OP_bltu: case OP_bgeu:
         return TB_EXIT_DIRECT;
     default:
         return TB_EXIT_OTHER;               /* ecall, fence.i, ebreak, illegal */
+    }
+}
+
+/*
+ * After each instruction: rd is a known constant if lui, auipc or addi of a
+ * known register made it one; any other write (the Insn's rd, or an FP rd:
+ * then conservatively the same bit) forgets it.
+ */
+static void track_constants(T *t)
+{
+    const Insn *in = t->in;
+    bool known = false;
+    uint64_t v = 0;
+    if (in->rd == 0)
+        return;
+    switch ((enum insn_op)in->op) {
+    case OP_lui:   known = true; v = (uint64_t)in->imm; break;
+    case OP_auipc: known = true; v = t->pc + (uint64_t)in->imm; break;
+    case OP_addi:
+        known = t->known >> in->rs1 & 1;
+        v = t->known_val[in->rs1] + (uint64_t)in->imm;
+        break;
+    default:
+        break;
+    }
+    t->known &= ~(1u << in->rd);
+    if (known) {
+        t->known |= 1u << in->rd;
+        t->known_val[in->rd] = v;
     }
 }
 
@@ -530,7 +572,7 @@ void translate_block(TB *tb, Emit *e, Emit *cold, uint16_t map[][2])
     uint64_t page = tb->pc / GUEST_PAGE_SIZE;
     uint64_t pc = tb->pc;
     Insn in;
-    T t = { .c = &c, .e = &c.e, .in = &in };
+    T t = { .c = &c, .e = &c.e, .in = &in, .known = 1 };    /* x0 = 0 */
 
     be_tb_start(&c);
     for (unsigned n = 0;; n++) {
@@ -549,10 +591,11 @@ void translate_block(TB *tb, Emit *e, Emit *cold, uint16_t map[][2])
         tb->ninsns = (uint16_t)(n + 1);
         t.pc = pc;
         bool end = translate_insn(&t);
+        track_constants(&t);
         be_forget(&c, in.rd);       /* rd (or an FP rd: harmlessly the same bit) */
         pc += in.len;
         if (end) {
-            tb->exit_kind = exit_kind(in.op);
+            tb->exit_kind = exit_kind(&t, in.op);
             break;
         }
     }

@@ -16,6 +16,12 @@ typedef struct T {
     Emit *e;
     const Insn *in;
     uint64_t pc;
+    /* Guest registers whose value is a translation-time constant here
+     * (set by lui, auipc, li or addi of a constant since the block began),
+     * and the values: auipc+jalr calls become direct, chainable exits. */
+    uint32_t known;
+    uint64_t known_val[32];
+    bool indirect_exit;         /* the block ends with a jump-cache probe */
 } T;
 
 /* -- Operands ---------------------------------------------------------------- */

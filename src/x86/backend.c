@@ -182,17 +182,35 @@ static void exit_poll(BeCtx *c, uint64_t target, bool indirect)
     p->indirect = indirect;
 }
 
+/* A patchable jump (jmp, or jcc if cc >= 0) through slot to target. */
+static void slot_jump(BeCtx *c, int slot, uint64_t target, int cc)
+{
+    uint8_t *field = cc >= 0 ? emit_jcc_aligned(&c->e, cc) : emit_jmp_aligned(&c->e);
+    c->tb->jmp_field[slot] = (uint32_t)(field - c->entry);
+    c->stub[c->nstub].slot = slot;
+    c->stub[c->nstub].target = target;
+    c->nstub++;
+}
+
 void be_goto_tb(BeCtx *c, int slot, uint64_t target)
 {
     /* A cycle of blocks has an edge to a block starting at or below its
      * source's start: poll there (and at indirect exits). */
     if (target <= c->tb->pc)
         exit_poll(c, target, false);
-    uint8_t *field = emit_jmp_aligned(&c->e);
-    c->tb->jmp_field[slot] = (uint32_t)(field - c->entry);
-    c->stub[c->nstub].slot = slot;
-    c->stub[c->nstub].target = target;
-    c->nstub++;
+    slot_jump(c, slot, target, -1);
+}
+
+void be_branch_begin(BeCtx *c, uint64_t pc, uint64_t taken, uint64_t next)
+{
+    if (taken <= c->tb->pc || next <= c->tb->pc)
+        exit_poll(c, pc, false);
+}
+
+void be_branch_end(BeCtx *c, int cc, uint64_t taken, uint64_t next)
+{
+    slot_jump(c, 1, taken, cc);
+    slot_jump(c, 0, next, -1);
 }
 
 /*

@@ -76,6 +76,15 @@ void be_set_pc(BeCtx *c, uint64_t pc);
 void be_exit(BeCtx *c, int code);
 /* Direct exit through goto_tb slot `slot` (0 or 1) to guest pc target. */
 void be_goto_tb(BeCtx *c, int slot, uint64_t target);
+/*
+ * A conditional branch at guest pc ending the block: be_branch_begin before
+ * the compare (its exit poll, if the branch can close a cycle, clobbers the
+ * flags; the poll leaves with cpu->pc = pc, the branch not yet taken), then
+ * be_branch_end: jcc cc through slot 1 to taken (the jcc itself is the
+ * patched jump), else through slot 0 to next.
+ */
+void be_branch_begin(BeCtx *c, uint64_t pc, uint64_t taken, uint64_t next);
+void be_branch_end(BeCtx *c, int cc, uint64_t taken, uint64_t next);
 /* Indirect exit: rax holds the target pc. */
 void be_goto_ptr(BeCtx *c);
 
