@@ -70,7 +70,8 @@ static void usage(FILE *out)
         "                     no-poison (poll at indirect exits instead of poisoning the jump\n"
         "                     cache), no-disp (guest displacement added by a separate lea),\n"
         "                     no-checked-reuse (window check at every guest access, not once\n"
-        "                     per base register and block),\n"
+        "                     per base register and block), no-ras (guest returns probe the\n"
+        "                     jump cache instead of pairing with host call/ret),\n"
         "                     jc-bits=N (jump cache of 2^N entries, 10..18, default 16)\n"
         "\n"
         "The guest lives in a reserved %llu GiB window of the host address space\n"
@@ -92,6 +93,7 @@ static const struct { const char *name; bool *flag; } tune_items[] = {
     { "cflags", &tune.cflags }, { "nostore", &tune.nostore }, { "inline-jc", &tune.inline_jc },
     { "xpage", &tune.xpage }, { "cycle-poll", &tune.cycle_poll }, { "poison", &tune.poison },
     { "disp", &tune.disp }, { "checked-reuse", &tune.checked_reuse },
+    { "ras", &tune.ras },
 };
 static char tune_arg[256];          /* every --tune given, for an exec'd xlat */
 

@@ -85,6 +85,8 @@ typedef struct JitRuntime {
      * always leaves, to the dispatcher at the next pc. */
     uint8_t *interp_call;
     uint8_t *interp_exit;
+    /* A guest return found the return-address stack empty: rax = target pc. */
+    uint8_t *ras_empty;
 } JitRuntime;
 extern JitRuntime jit_rt;
 

@@ -51,6 +51,11 @@ typedef struct CPUState {
     uint64_t jc_mask;          /* entries - 1 */
     uint64_t jit_link;         /* TB|slot of the last unchained direct exit */
     uint64_t guest_limit;      /* GUEST_SPACE_SIZE: the window check's operand */
+    /* Return-address stack on the host stack (x86/backend.c): rsp at entry
+     * to translated code (its slot holds the empty-stack sentinel), and the
+     * lowest rsp a guest call may push below. */
+    uint64_t ras_base;
+    uint64_t ras_floor;
     uint32_t jit_mxcsr[2];     /* scratch for ldmxcsr/stmxcsr in translated FP code */
 } CPUState;
 

@@ -26,6 +26,7 @@
 
 #include "riscv/insn.h"
 #include "user/mm.h"
+#include "user/options.h"
 #include "x86/backend.h"
 #include "riscv/translate_priv.h"
 
@@ -355,21 +356,40 @@ static void tr_branch(T *t, int cc)
     be_branch_end(t->c, cc, taken, next);
 }
 
+/* The RISC-V calling convention's link registers: ra and t0. */
+static bool is_link(int r) { return r == 1 || r == 5; }
+
+/* jal, or jalr to a known target: a call (link register) or a jump. */
+static void tr_jump_static(T *t, uint64_t target)
+{
+    const Insn *in = t->in;
+    uint64_t ret_pc = t->pc + in->len;
+    set_imm(t->e, in->rd, ret_pc, RAX);
+    if (tune.ras && is_link(in->rd))
+        be_call_direct(t->c, target, ret_pc);
+    else
+        be_goto_tb(t->c, 0, target);
+}
+
 static void tr_jalr(T *t)
 {
     const Insn *in = t->in;
+    uint64_t ret_pc = t->pc + in->len;
     if (t->known >> in->rs1 & 1) {                          /* auipc+jalr: a static target */
-        uint64_t target = (t->known_val[in->rs1] + (uint64_t)in->imm) & ~1ULL;
-        set_imm(t->e, in->rd, t->pc + in->len, RAX);
-        be_goto_tb(t->c, 0, target);
+        tr_jump_static(t, (t->known_val[in->rs1] + (uint64_t)in->imm) & ~1ULL);
         return;
     }
     t->indirect_exit = true;
     int a = src(t->e, in->rs1, RAX);
     emit_lea(t->e, RAX, a, NO_REG, 0, (int32_t)in->imm, false);
     emit_arith_ri(t->e, ARITH_AND, RAX, -2, false);
-    set_imm(t->e, in->rd, t->pc + in->len, RCX);
-    be_goto_ptr(t->c);
+    set_imm(t->e, in->rd, ret_pc, RCX);
+    if (tune.ras && is_link(in->rd))
+        be_call_ptr(t->c, ret_pc);
+    else if (tune.ras && in->rd == 0 && is_link(in->rs1))
+        be_return(t->c);
+    else
+        be_goto_ptr(t->c);
 }
 
 /* -- One instruction ------------------------------------------------------------------ */
@@ -385,10 +405,7 @@ static bool translate_insn(T *t)
     switch ((enum insn_op)in->op) {
     case OP_lui:   set_imm(e, in->rd, (uint64_t)in->imm, RAX); return false;
     case OP_auipc: set_imm(e, in->rd, t->pc + (uint64_t)in->imm, RAX); return false;
-    case OP_jal:
-        set_imm(e, in->rd, t->pc + in->len, RAX);
-        be_goto_tb(t->c, 0, t->pc + (uint64_t)in->imm);
-        return true;
+    case OP_jal:  tr_jump_static(t, t->pc + (uint64_t)in->imm); return true;
     case OP_jalr: tr_jalr(t); return true;
     case OP_beq:  tr_branch(t, CC_E); return true;
     case OP_bne:  tr_branch(t, CC_NE); return true;

@@ -9,6 +9,7 @@
 #include "x86/backend.h"
 
 #include <stddef.h>
+#include <string.h>
 
 #include "exec/exec.h"
 #include "user/options.h"
@@ -54,14 +55,24 @@ static const int callee_saved[] = { RBX, RBP, R12, R13, R14, R15 };
 
 static void emit_jc_probe(Emit *e, const uint8_t *miss);
 
+/* Bytes of host stack the return-address stack may use (8 per entry). */
+#define RAS_BYTES (4096 * 8)
+
 void be_gen_runtime(Emit *e, JitRuntime *rt, uint8_t *gbase)
 {
-    /* enter(cpu = rdi, host = rsi) */
+    /* enter(cpu = rdi, host = rsi): the callee-saved registers, then the
+     * return-address stack's sentinel (patched below), whose slot is
+     * cpu->ras_base; rsp is 16-byte aligned there. */
     rt->enter = (int (*)(CPUState *, const void *))code_rx_of(e->p);
     for (int i = 0; i < 6; i++)
         emit_push(e, callee_saved[i]);
-    emit_arith_ri(e, ARITH_SUB, RSP, 8, false);         /* align for helper calls */
+    emit_mov_ri(e, RCX, 0x8000000000000000ULL);
+    uint8_t *sentinel_imm = e->p - 8;
+    emit_push(e, RCX);
     emit_mov_rr(e, REG_CPU, RDI);
+    emit_st64(e, RSP, REG_CPU, offsetof(CPUState, ras_base));
+    emit_lea(e, RCX, RSP, NO_REG, 0, -RAS_BYTES, false);
+    emit_st64(e, RCX, REG_CPU, offsetof(CPUState, ras_floor));
     emit_mov_ri(e, REG_GBASE, (uint64_t)(uintptr_t)gbase);
     emit_mov_rr(e, RAX, RSI);
     be_load_mapped(e);
@@ -73,29 +84,30 @@ void be_gen_runtime(Emit *e, JitRuntime *rt, uint8_t *gbase)
     be_store_mapped(e);
     emit_st64(e, RCX, REG_CPU, offsetof(CPUState, jit_link));
     uint8_t *epilogue_stored = e->p;        /* mapped registers already in CPUState */
+    emit_ld64(e, RSP, REG_CPU, offsetof(CPUState, ras_base));  /* drop the RAS */
     emit_arith_ri(e, ARITH_ADD, RSP, 8, false);
     for (int i = 5; i >= 0; i--)
         emit_pop(e, callee_saved[i]);
     emit_ret(e);
 
-    /* interp_call: rax = guest pc; called from translated code (rsp is
-     * 16-byte aligned at the call, so 8 below it here). */
+    /* interp_call: rax = guest pc; called from translated code, where rsp
+     * is 8-byte aligned only (return-address stack): rbx (spilled) keeps it
+     * around the helper call. */
     emit_nops(e, (unsigned)(-(uintptr_t)e->p) & 15);
     rt->interp_call = e->p;
     be_store_mapped(e);
     emit_mov_rr(e, RDI, REG_CPU);
     emit_mov_rr(e, RSI, RAX);
-    emit_arith_ri(e, ARITH_SUB, RSP, 8, false);
+    emit_mov_rr(e, RBX, RSP);
+    emit_arith_ri(e, ARITH_AND, RSP, -16, false);
     emit_mov_ri(e, RAX, (uint64_t)(uintptr_t)jit_helper_interp);
     emit_call_r(e, RAX);
-    emit_arith_ri(e, ARITH_ADD, RSP, 8, false);
+    emit_mov_rr(e, RSP, RBX);
     be_load_mapped(e);
     emit_test_rr(e, RAX, RAX);
     uint8_t *leave = emit_jcc(e, CC_NE);
     emit_ret(e);
-    emit_patch_rel32(leave, e->p);
-    emit_arith_ri(e, ARITH_ADD, RSP, 8, false);        /* drop the return address */
-    emit_patch_rel32(emit_jmp(e), epilogue_stored);
+    emit_patch_rel32(leave, epilogue_stored);
 
     /* interp_exit: rax = guest pc; jumped to. The interpreter leaves
      * cpu->pc at the next instruction: EXIT_LOOKUP resumes there. */
@@ -104,6 +116,7 @@ void be_gen_runtime(Emit *e, JitRuntime *rt, uint8_t *gbase)
     be_store_mapped(e);
     emit_mov_rr(e, RDI, REG_CPU);
     emit_mov_rr(e, RSI, RAX);
+    emit_arith_ri(e, ARITH_AND, RSP, -16, false);
     emit_mov_ri(e, RAX, (uint64_t)(uintptr_t)jit_helper_interp);
     emit_call_r(e, RAX);
     emit_mov_ri(e, RCX, EXIT_LOOKUP);
@@ -122,6 +135,17 @@ void be_gen_runtime(Emit *e, JitRuntime *rt, uint8_t *gbase)
     emit_nops(e, (unsigned)(-(uintptr_t)e->p) & 15);
     rt->lookup = e->p;
     emit_jc_probe(e, rt->lookup_miss);
+
+    /* ras_empty: a guest return popped the sentinel (rax = target pc): put
+     * it back and look the target up. */
+    emit_nops(e, (unsigned)(-(uintptr_t)e->p) & 15);
+    rt->ras_empty = e->p;
+    uint64_t sentinel = (uint64_t)(uintptr_t)code_rx_of(e->p);
+    memcpy(sentinel_imm, &sentinel, 8);
+    emit_ld64(e, RSP, REG_CPU, offsetof(CPUState, ras_base));
+    emit_mov_ri(e, RCX, sentinel);
+    emit_st64(e, RCX, RSP, 0);
+    emit_patch_rel32(emit_jmp(e), rt->lookup);
 }
 
 /*
@@ -229,6 +253,60 @@ void be_goto_ptr(BeCtx *c)
         emit_jc_probe(&c->e, jit_rt.lookup_miss);
     else
         emit_patch_rel32(emit_jmp(&c->e), jit_rt.lookup);
+}
+
+/* -- Return-address stack ------------------------------------------------------ */
+
+/* Past the depth limit, start over from an empty stack. */
+static void ras_limit(BeCtx *c)
+{
+    emit_arith_rm(&c->e, ARITH_CMP, RSP, REG_CPU, offsetof(CPUState, ras_floor), false);
+    uint8_t *ok = emit_jcc(&c->e, CC_A);
+    emit_ld64(&c->e, RSP, REG_CPU, offsetof(CPUState, ras_base));
+    emit_patch_rel32(ok, c->e.p);
+}
+
+/* Where a host ret lands: continue at ret_pc if that is the guest's target. */
+static void ras_landing(BeCtx *c, uint64_t ret_pc)
+{
+    if ((uint64_t)(int64_t)(int32_t)ret_pc == ret_pc) {
+        emit_arith_ri(&c->e, ARITH_CMP, RAX, (int32_t)ret_pc, false);
+    } else {
+        emit_mov_ri(&c->e, RCX, ret_pc);
+        emit_arith_rr(&c->e, ARITH_CMP, RAX, RCX, false);
+    }
+    emit_patch_rel32(emit_jcc(&c->e, CC_NE), jit_rt.lookup);
+    slot_jump(c, 1, ret_pc, -1);
+}
+
+void be_call_direct(BeCtx *c, uint64_t target, uint64_t ret_pc)
+{
+    if (target <= c->tb->pc)
+        exit_poll(c, target, false);
+    ras_limit(c);
+    uint8_t *field = emit_call_aligned(&c->e);
+    c->tb->jmp_field[0] = (uint32_t)(field - c->entry);
+    c->stub[c->nstub].slot = 0;
+    c->stub[c->nstub].target = target;
+    c->nstub++;
+    ras_landing(c, ret_pc);
+}
+
+void be_call_ptr(BeCtx *c, uint64_t ret_pc)
+{
+    ras_limit(c);
+    uint8_t *call = emit_call(&c->e);
+    ras_landing(c, ret_pc);
+    emit_patch_rel32(call, c->e.p);
+    be_goto_ptr(c);
+}
+
+void be_return(BeCtx *c)
+{
+    if (!tune.nostore)
+        emit_st64(&c->e, RAX, REG_CPU, offsetof(CPUState, pc));
+    exit_poll(c, 0, true);      /* a ret passes no poisoned probe */
+    emit_ret(&c->e);
 }
 
 /* -- Block start and end ----------------------------------------------------- */

@@ -14,8 +14,11 @@
  *
  * Block ends (--tune, user/options.h): the exit poll sits only on exits that
  * can close a cycle (a direct exit to a block starting at or below this
- * one's start; indirect exits unless the jump cache is poisoned instead);
- * indirect exits probe the jump cache inline through cpu->jc_probe.
+ * one's start; indirect exits unless the jump cache is poisoned instead;
+ * guest returns); indirect exits probe the jump cache inline through
+ * cpu->jc_probe; guest calls and returns are host call and ret (see
+ * be_call_direct), so rsp is only 8-byte aligned in translated code: the
+ * runtime stubs align it for C calls.
  */
 #ifndef XLAT_X86_BACKEND_H
 #define XLAT_X86_BACKEND_H
@@ -87,6 +90,22 @@ void be_branch_begin(BeCtx *c, uint64_t pc, uint64_t taken, uint64_t next);
 void be_branch_end(BeCtx *c, int cc, uint64_t taken, uint64_t next);
 /* Indirect exit: rax holds the target pc. */
 void be_goto_ptr(BeCtx *c);
+
+/*
+ * Return-address stack (--tune ras): a guest call (the link register
+ * already set to ret_pc) is a host call, to the target block through slot 0
+ * (be_call_direct) or to an inline jump-cache probe of the target in rax
+ * (be_call_ptr). The host return address is a landing right after it, which
+ * continues through slot 1 at ret_pc if the guest really returned there
+ * (rax), else probes for rax. A guest return (be_return, target in rax) is
+ * a host ret, which the CPU's own return predictor gets right. The host
+ * stack is only a hint: every landing checks, an empty stack returns to
+ * jit_rt.ras_empty, a call deeper than the limit drops the whole stack,
+ * and leaving translated code resets it.
+ */
+void be_call_direct(BeCtx *c, uint64_t target, uint64_t ret_pc);
+void be_call_ptr(BeCtx *c, uint64_t ret_pc);
+void be_return(BeCtx *c);
 
 /*
  * Execute the instruction at pc with the interpreter (everything the

@@ -263,6 +263,13 @@ uint8_t *emit_jmp_aligned(Emit *e)
     return emit_jmp(e);
 }
 
+uint8_t *emit_call_aligned(Emit *e)
+{
+    unsigned pad = (unsigned)(-(uintptr_t)(e->p + 1)) & 3;
+    emit_nops(e, pad);
+    return emit_call(e);
+}
+
 uint8_t *emit_jcc_aligned(Emit *e, int cc)
 {
     unsigned pad = (unsigned)(-(uintptr_t)(e->p + 2)) & 3;     /* 0f 8x, then rel32 */

@@ -211,6 +211,7 @@ uint8_t *emit_jmp(Emit *e);
 uint8_t *emit_call(Emit *e);
 uint8_t *emit_jmp_aligned(Emit *e);
 uint8_t *emit_jcc_aligned(Emit *e, int cc);
+uint8_t *emit_call_aligned(Emit *e);
 static inline void emit_patch_rel32(uint8_t *field, const uint8_t *target)
 {
     int32_t rel = (int32_t)(target - (field + 4));
