@@ -11,7 +11,7 @@ SAN     ?= 0
 CFLAGS  ?= -O2 -g
 CFLAGS  += -std=gnu17 -Wall -Wextra -Werror -MMD -MP -Isrc
 LDFLAGS ?=
-LDLIBS  += -lm -lpthread -lcapstone   # capstone: -d out_asm (scripts/deps.sh)
+LDLIBS  += -lm -lpthread -ldl   # libcapstone: dlopen'd for -d out_asm (src/x86/disas.c)
 
 ifeq ($(SAN),1)
 BUILD   := build-san

@@ -84,7 +84,7 @@ _Static_assert(offsetof(CPUState, jit_kick) == offsetof(CPUState, exit_request) 
 #define HOT_END     (160u << 20)        /* hot code below, cold (out-of-line) code above */
 #define MAX_TBS     (1u << 19)
 #define PCMAP_PAIRS (1u << 24)
-#define HASH_BITS   18
+#define HASH_BITS   16
 #define PAGE_HASH_BITS 14
 #define GUEST_PAGES (GUEST_SPACE_SIZE / GUEST_PAGE_SIZE)
 
@@ -191,12 +191,30 @@ static inline size_t jc_index(const CPUState *cpu, uint64_t pc) { return (pc >> 
 
 /* -- Threads -------------------------------------------------------------------- */
 
+/*
+ * An empty jump cache is all zeros but entry 0, whose tag is 1: tag 0
+ * could only match guest pc 0, which indexes entry 0. So a new table is
+ * fresh zero pages that fault in as they are filled (a thread start or an
+ * execve does not write 1 MiB up front), and clearing is a memset.
+ */
 static void jc_clear(JCEntry *jc, size_t n)
 {
-    for (size_t i = 0; i < n; i++) {
-        jc[i].pc = 1;
-        jc[i].host = NULL;
+    memset(jc, 0, n * sizeof *jc);
+    jc[0].pc = 1;
+}
+
+static size_t jc_bytes(void) { return ((size_t)1 << tune.jc_bits) * sizeof(JCEntry); }
+
+static JCEntry *jc_alloc(void)
+{
+    JCEntry *jc = mmap(NULL, jc_bytes(), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                       -1, 0);
+    if (jc == MAP_FAILED) {
+        perror("xlat: jump cache");
+        exit(1);
     }
+    jc[0].pc = 1;
+    return jc;
 }
 
 /*
@@ -225,14 +243,8 @@ static bool exit_requested(CPUState *cpu)
 
 static void thread_setup(CPUState *cpu)
 {
-    size_t n = (size_t)1 << tune.jc_bits;
-    cpu->jc = malloc(n * sizeof(JCEntry));
-    if (!cpu->jc) {
-        perror("xlat: jump cache");
-        exit(1);
-    }
-    jc_clear(cpu->jc, n);
-    cpu->jc_mask = n - 1;
+    cpu->jc = jc_alloc();
+    cpu->jc_mask = ((size_t)1 << tune.jc_bits) - 1;
     cpu->jc_probe = cpu->jc;
     cpu->guest_limit = GUEST_SPACE_SIZE;
     cpu->jit_kick = 0;
@@ -256,7 +268,7 @@ void exec_thread_exit(CPUState *cpu)
         if (threads[i] == cpu)
             threads[i] = threads[--nthreads];
     pthread_mutex_unlock(&tb_lock);
-    free(cpu->jc);
+    munmap(cpu->jc, jc_bytes());
     cpu->jc = NULL;
     cpu->jc_probe = NULL;
     this_cpu = NULL;
@@ -375,12 +387,7 @@ void exec_init(void)
     pcmap = map_noreserve(PCMAP_PAIRS * sizeof pcmap[0]);
     wp_bits = map_noreserve(GUEST_PAGES / 8);
     gw_bits = map_noreserve(GUEST_PAGES / 8);
-    jc_poison = malloc(((size_t)1 << tune.jc_bits) * sizeof(JCEntry));
-    if (!jc_poison) {
-        perror("xlat: jump cache");
-        exit(1);
-    }
-    jc_clear(jc_poison, (size_t)1 << tune.jc_bits);
+    jc_poison = jc_alloc();
     dflags_cached = dflags_compute();
     translate_init();
     pthread_atfork(atfork_prepare, atfork_parent, atfork_child);

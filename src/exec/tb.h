@@ -25,7 +25,8 @@ enum {
     EXIT_FENCEI = 0x103,    /* fence.i: flush translations, resume at cpu->pc */
 };
 
-/* One jump cache entry; pc 1 (odd, never a guest pc) marks it empty. */
+/* One jump cache entry; pc 1 (odd, never a guest pc) marks it empty, and so
+ * does pc 0 in any entry but the first (exec.c: jc_clear). */
 typedef struct JCEntry {
     uint64_t pc;
     const void *host;       /* TB entry in the RX view */

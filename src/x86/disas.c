@@ -1,10 +1,43 @@
 /*
  * Host disassembly: see disas.h. One Capstone handle per call (logging is
  * rare and slow anyway), so no state is shared between guest threads.
+ *
+ * Capstone is loaded with dlopen the first time it is needed: linking it
+ * would make every start of xlat (every guest execve) pay the dynamic
+ * relocation of a large library that almost no run uses.
  */
 #include "x86/disas.h"
 
 #include <capstone/capstone.h>
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdbool.h>
+
+static struct {
+    cs_err (*open)(cs_arch, cs_mode, csh *);
+    cs_insn *(*malloc)(csh);
+    bool (*disasm_iter)(csh, const uint8_t **, size_t *, uint64_t *, cs_insn *);
+    void (*free)(cs_insn *, size_t);
+    cs_err (*close)(csh *);
+} cs;
+static pthread_once_t cs_once = PTHREAD_ONCE_INIT;
+
+static void cs_load(void)
+{
+    static const char *const names[] = { "libcapstone.so.4", "libcapstone.so.5", "libcapstone.so" };
+    void *lib = NULL;
+    for (size_t i = 0; !lib && i < sizeof names / sizeof names[0]; i++)
+        lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+    if (!lib)
+        return;
+    cs.malloc = (cs_insn *(*)(csh))dlsym(lib, "cs_malloc");
+    cs.disasm_iter = (bool (*)(csh, const uint8_t **, size_t *, uint64_t *, cs_insn *))
+        dlsym(lib, "cs_disasm_iter");
+    cs.free = (void (*)(cs_insn *, size_t))dlsym(lib, "cs_free");
+    cs.close = (cs_err (*)(csh *))dlsym(lib, "cs_close");
+    if (cs.malloc && cs.disasm_iter && cs.free && cs.close)
+        cs.open = (cs_err (*)(cs_arch, cs_mode, csh *))dlsym(lib, "cs_open");
+}
 
 static void print_bytes(FILE *f, const uint8_t *p, size_t n)
 {
@@ -18,16 +51,17 @@ static void print_bytes(FILE *f, const uint8_t *p, size_t n)
 void host_disas(FILE *f, const void *code, size_t size, uint64_t addr)
 {
     csh h;
-    if (cs_open(CS_ARCH_X86, CS_MODE_64, &h) != CS_ERR_OK) {
-        fprintf(f, "  (capstone unavailable)\n");
+    pthread_once(&cs_once, cs_load);
+    if (!cs.open || cs.open(CS_ARCH_X86, CS_MODE_64, &h) != CS_ERR_OK) {
+        fprintf(f, "  (no host disassembly: libcapstone not found; apt-get install libcapstone4)\n");
         return;
     }
     const uint8_t *p = code;
-    cs_insn *in = cs_malloc(h);
+    cs_insn *in = cs.malloc(h);
     while (size > 0) {
         const uint8_t *at = p;
         uint64_t a = addr;
-        if (cs_disasm_iter(h, &p, &size, &addr, in)) {
+        if (cs.disasm_iter(h, &p, &size, &addr, in)) {
             fprintf(f, "  0x%012llx:  ", (unsigned long long)a);
             print_bytes(f, at, in->size);
             fprintf(f, "%s %s\n", in->mnemonic, in->op_str);
@@ -40,6 +74,6 @@ void host_disas(FILE *f, const void *code, size_t size, uint64_t addr)
             addr++;
         }
     }
-    cs_free(in, 1);
-    cs_close(&h);
+    cs.free(in, 1);
+    cs.close(&h);
 }
