@@ -535,21 +535,35 @@ static void page_invalidate(PageDesc *pd)
  * it: a page left host read-only with its bits cleared would turn the
  * guest's next store into a spurious SIGSEGV.
  */
+static void page_drop(PageDesc *pd, bool mapping_changed)
+{
+    page_invalidate(pd);
+    if (mapping_changed) {
+        bit_clear(wp_bits, pd->page);
+        bit_clear(gw_bits, pd->page);
+    }
+}
+
 static void invalidate_range_locked(uint64_t start, uint64_t len, bool mapping_changed)
 {
     uint64_t first = start / GUEST_PAGE_SIZE;
     uint64_t last = (start + len - 1) / GUEST_PAGE_SIZE;
     if (len == 0)
         return;
+    if (last - first < ((uint64_t)1 << PAGE_HASH_BITS)) {
+        /* A small range (every mmap and mprotect of a program's start):
+         * look its pages up rather than walk the whole table. */
+        for (uint64_t p = first; p <= last; p++) {
+            PageDesc *pd = page_find(p, false);
+            if (pd)
+                page_drop(pd, mapping_changed);
+        }
+        return;
+    }
     for (size_t b = 0; b < ((size_t)1 << PAGE_HASH_BITS); b++)
         for (PageDesc *pd = page_hash[b]; pd; pd = pd->next)
-            if (pd->page >= first && pd->page <= last) {
-                page_invalidate(pd);
-                if (mapping_changed) {
-                    bit_clear(wp_bits, pd->page);
-                    bit_clear(gw_bits, pd->page);
-                }
-            }
+            if (pd->page >= first && pd->page <= last)
+                page_drop(pd, mapping_changed);
 }
 
 void exec_invalidate_range(uint64_t start, uint64_t len)
