@@ -296,9 +296,27 @@ static void tr_ext(T *t, int opc)
 
 /* -- Memory ------------------------------------------------------------------------- */
 
+/* The address of a load or store, if known at translation time and inside
+ * the window (a global reached through auipc). */
+static bool const_address(const T *t, int size, uint64_t *addr)
+{
+    const Insn *in = t->in;
+    if (!(t->known >> in->rs1 & 1))
+        return false;
+    *addr = t->known_val[in->rs1] + (uint64_t)in->imm;
+    return *addr <= GUEST_SPACE_SIZE - (uint64_t)size;
+}
+
 static bool tr_load(T *t, int size, bool sign)
 {
     const Insn *in = t->in;
+    uint64_t addr;
+    if (const_address(t, size, &addr)) {
+        int d = in->rd ? dst(in->rd) : RAX;
+        be_guest_load_abs(t->c, d, addr, size, sign);
+        writeback(t->e, in->rd, d);
+        return true;
+    }
     if (in->rs1 == 0)
         return false;                       /* absolute address: rare, use the helper */
     int a = src(t->e, in->rs1, RCX);
@@ -311,6 +329,11 @@ static bool tr_load(T *t, int size, bool sign)
 static bool tr_store(T *t, int size)
 {
     const Insn *in = t->in;
+    uint64_t addr;
+    if (const_address(t, size, &addr)) {
+        be_guest_store_abs(t->c, src(t->e, in->rs2, RAX), addr, size);
+        return true;
+    }
     if (in->rs1 == 0)
         return false;
     int v = src(t->e, in->rs2, RAX);

@@ -429,6 +429,32 @@ void be_guest_load(BeCtx *c, int dst, int addr, int base, int32_t disp, int size
     emit_load_sized(&c->e, dst, REG_GBASE, addr, disp, size, sign);
 }
 
+/* Index register and displacement for the constant guest address addr. */
+static int abs_operand(BeCtx *c, uint64_t addr, int32_t *disp)
+{
+    if (addr <= INT32_MAX) {
+        *disp = (int32_t)addr;
+        return NO_REG;
+    }
+    emit_mov_ri(&c->e, RCX, addr);
+    *disp = 0;
+    return RCX;
+}
+
+void be_guest_load_abs(BeCtx *c, int dst, uint64_t addr, int size, bool sign)
+{
+    int32_t disp;
+    int index = abs_operand(c, addr, &disp);
+    emit_load_sized(&c->e, dst, REG_GBASE, index, disp, size, sign);
+}
+
+void be_guest_store_abs(BeCtx *c, int src, uint64_t addr, int size)
+{
+    int32_t disp;
+    int index = abs_operand(c, addr, &disp);
+    emit_store_sized(&c->e, src, REG_GBASE, index, disp, size);
+}
+
 void be_guest_store(BeCtx *c, int src, int addr, int base, int32_t disp, int size, uint64_t pc)
 {
     window_check(c, addr, base, pc);

@@ -133,6 +133,15 @@ void be_guest_load(BeCtx *c, int dst, int addr, int base, int32_t disp, int size
                    uint64_t pc);
 void be_guest_store(BeCtx *c, int src, int addr, int base, int32_t disp, int size, uint64_t pc);
 
+/*
+ * The same at a guest address known at translation time (a global reached
+ * through auipc): no window check, the caller has checked that the whole
+ * access lies inside the window. Clobbers rcx if addr does not fit a
+ * 32-bit displacement.
+ */
+void be_guest_load_abs(BeCtx *c, int dst, uint64_t addr, int size, bool sign);
+void be_guest_store_abs(BeCtx *c, int src, uint64_t addr, int size);
+
 /* Guest register g was written: its next access checks the window again. */
 static inline void be_forget(BeCtx *c, int g) { c->checked &= ~(1u << g); }
 
