@@ -72,6 +72,7 @@ static void usage(FILE *out)
         "                     no-checked-reuse (window check at every guest access, not once\n"
         "                     per base register and block), no-ras (guest returns probe the\n"
         "                     jump cache instead of pairing with host call/ret),\n"
+        "                     no-superblock (a block ends at every conditional branch),\n"
         "                     jc-bits=N (jump cache of 2^N entries, 10..18, default 16)\n"
         "\n"
         "The guest lives in a reserved %llu GiB window of the host address space\n"
@@ -93,7 +94,7 @@ static const struct { const char *name; bool *flag; } tune_items[] = {
     { "cflags", &tune.cflags }, { "nostore", &tune.nostore }, { "inline-jc", &tune.inline_jc },
     { "xpage", &tune.xpage }, { "cycle-poll", &tune.cycle_poll }, { "poison", &tune.poison },
     { "disp", &tune.disp }, { "checked-reuse", &tune.checked_reuse },
-    { "ras", &tune.ras },
+    { "ras", &tune.ras }, { "superblock", &tune.superblock },
 };
 static char tune_arg[256];          /* every --tune given, for an exec'd xlat */
 

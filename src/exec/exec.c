@@ -493,8 +493,8 @@ static void tb_invalidate(TB *tb)
     }
     /* Jumps into tb go back to their exit stubs. */
     for (uintptr_t in = tb->jmp_in; in;) {
-        TB *src = (TB *)(in & ~(uintptr_t)3);
-        int n = (int)(in & 3);
+        TB *src = (TB *)(in & ~(uintptr_t)TB_SLOT_MASK);
+        int n = (int)(in & TB_SLOT_MASK);
         in = src->jmp_next[n];
         patch_jump(src, n, tb_entry_rw(src) + src->jmp_stub[n]);
         src->jmp_dest[n] = NULL;
@@ -503,18 +503,18 @@ static void tb_invalidate(TB *tb)
     }
     tb->jmp_in = 0;
     /* And tb leaves the incoming lists of its destinations. */
-    for (int n = 0; n < 2; n++) {
+    for (int n = 0; n < TB_MAX_SLOTS; n++) {
         TB *dst = tb->jmp_dest[n];
         if (!dst)
             continue;
         uintptr_t me = (uintptr_t)tb | (uintptr_t)n;
         for (uintptr_t *pp = &dst->jmp_in; *pp;) {
-            TB *t = (TB *)(*pp & ~(uintptr_t)3);
+            TB *t = (TB *)(*pp & ~(uintptr_t)TB_SLOT_MASK);
             if (*pp == me) {
                 *pp = tb->jmp_next[n];
                 break;
             }
-            pp = &t->jmp_next[*pp & 3];
+            pp = &t->jmp_next[*pp & TB_SLOT_MASK];
         }
         tb->jmp_dest[n] = NULL;
     }
@@ -912,7 +912,7 @@ static enum exit_reason run_loop(CPUState *cpu)
         }
         if (link && (df & DF_CHAIN)) {
             pthread_mutex_lock(&tb_lock);
-            tb_link((TB *)(link & ~(uintptr_t)3), (int)(link & 3), tb, df);
+            tb_link((TB *)(link & ~(uintptr_t)TB_SLOT_MASK), (int)(link & TB_SLOT_MASK), tb, df);
             pthread_mutex_unlock(&tb_lock);
         }
         if (df & DF_TRACE)

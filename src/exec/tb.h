@@ -34,6 +34,11 @@ typedef struct JCEntry {
 
 #define TB_MAX_INSNS 64
 #define TB_NO_PAGE UINT64_MAX
+/* Direct exits of one block: a block goes on past a conditional branch
+ * (the taken side leaves through a slot) while slots remain. TB|slot tags
+ * use the low three bits of a TB pointer. */
+#define TB_MAX_SLOTS 6
+#define TB_SLOT_MASK 7
 
 /* How a block ends, for the -d stats block profile. */
 enum { TB_EXIT_DIRECT, TB_EXIT_INDIRECT, TB_EXIT_OTHER, TB_EXIT_KINDS };
@@ -53,10 +58,10 @@ typedef struct TB {
     uintptr_t page_next[2]; /* next TB|index in the list of page[i] */
 
     /* Chaining. slot n's jmp rel32 field is at host_off + jmp_field[n]. */
-    uint32_t  jmp_field[2]; /* 0: no slot */
-    uint32_t  jmp_stub[2];  /* offset of the slot's exit stub */
-    struct TB *jmp_dest[2]; /* chained destination or NULL */
-    uintptr_t jmp_next[2];  /* next TB|slot in jmp_dest[n]'s incoming list */
+    uint32_t  jmp_field[TB_MAX_SLOTS]; /* 0: no slot */
+    uint32_t  jmp_stub[TB_MAX_SLOTS];  /* offset of the slot's exit stub */
+    struct TB *jmp_dest[TB_MAX_SLOTS]; /* chained destination or NULL */
+    uintptr_t jmp_next[TB_MAX_SLOTS];  /* next TB|slot in jmp_dest[n]'s incoming list */
     uintptr_t jmp_in;       /* head of the incoming list: TB|slot */
 
     uint32_t pcmap;         /* index of ninsns (host_off, guest_off) pairs */

@@ -355,16 +355,28 @@ static int swap_cc(int cc)
     }
 }
 
-static void tr_branch(T *t, int cc)
+/*
+ * Does the block go on past a conditional branch (the taken side leaving
+ * through a side exit)? While a side exit and a two-way end still fit in
+ * the slots; not with -d stats, whose block profile counts basic blocks.
+ */
+static bool continue_past_branch(const T *t)
+{
+    return tune.superblock && be_free_slots(t->c) >= 3 && !(opt.log_mask & LOG_STATS);
+}
+
+/* A conditional branch; returns true if it ends the block. */
+static bool tr_branch(T *t, int cc)
 {
     const Insn *in = t->in;
     uint64_t taken = t->pc + (uint64_t)in->imm, next = t->pc + in->len;
     if (in->rs1 == 0 && in->rs2 == 0) {
         bool always = cc == CC_E || cc == CC_GE || cc == CC_AE;
-        be_goto_tb(t->c, 0, always ? taken : next);
-        return;
+        be_goto_tb(t->c, always ? taken : next);
+        return true;
     }
-    be_branch_begin(t->c, t->pc, taken, next);
+    bool go_on = continue_past_branch(t);
+    be_branch_begin(t->c, t->pc, taken, go_on ? 0 : next);
     if (in->rs2 == 0) {
         int a = src(t->e, in->rs1, RAX);
         emit_arith_ri(t->e, ARITH_CMP, a, 0, false);
@@ -376,7 +388,12 @@ static void tr_branch(T *t, int cc)
         int a = src(t->e, in->rs1, RAX);
         arith_src(t->e, ARITH_CMP, a, in->rs2, false);
     }
+    if (go_on) {
+        be_side_exit(t->c, cc, taken);
+        return false;
+    }
     be_branch_end(t->c, cc, taken, next);
+    return true;
 }
 
 /* The RISC-V calling convention's link registers: ra and t0. */
@@ -391,7 +408,7 @@ static void tr_jump_static(T *t, uint64_t target)
     if (tune.ras && is_link(in->rd))
         be_call_direct(t->c, target, ret_pc);
     else
-        be_goto_tb(t->c, 0, target);
+        be_goto_tb(t->c, target);
 }
 
 static void tr_jalr(T *t)
@@ -430,12 +447,12 @@ static bool translate_insn(T *t)
     case OP_auipc: set_imm(e, in->rd, t->pc + (uint64_t)in->imm, RAX); return false;
     case OP_jal:  tr_jump_static(t, t->pc + (uint64_t)in->imm); return true;
     case OP_jalr: tr_jalr(t); return true;
-    case OP_beq:  tr_branch(t, CC_E); return true;
-    case OP_bne:  tr_branch(t, CC_NE); return true;
-    case OP_blt:  tr_branch(t, CC_L); return true;
-    case OP_bge:  tr_branch(t, CC_GE); return true;
-    case OP_bltu: tr_branch(t, CC_B); return true;
-    case OP_bgeu: tr_branch(t, CC_AE); return true;
+    case OP_beq:  return tr_branch(t, CC_E);
+    case OP_bne:  return tr_branch(t, CC_NE);
+    case OP_blt:  return tr_branch(t, CC_L);
+    case OP_bge:  return tr_branch(t, CC_GE);
+    case OP_bltu: return tr_branch(t, CC_B);
+    case OP_bgeu: return tr_branch(t, CC_AE);
 
     case OP_lb:  if (tr_load(t, 1, true)) return false; break;
     case OP_lh:  if (tr_load(t, 2, true)) return false; break;
@@ -542,7 +559,7 @@ static bool translate_insn(T *t)
     case OP_ebreak:
     case OP_illegal:
         be_call_interp(t->c, t->pc);        /* always leaves with the reason */
-        be_goto_tb(t->c, 0, t->pc + in->len);
+        be_goto_tb(t->c, t->pc + in->len);
         return true;
     default:
         if (translate_ext(t))               /* M, A, F, D: trans_ext.c */
@@ -621,7 +638,7 @@ void translate_block(TB *tb, Emit *e, Emit *cold, uint16_t map[][2])
             bool same_page = pc / GUEST_PAGE_SIZE == page;
             uint64_t len = same_page ? insn_length(*(const uint16_t *)g2h(pc)) : 0;
             if (n == TB_MAX_INSNS || !same_page || (pc + len - 1) / GUEST_PAGE_SIZE != page) {
-                be_goto_tb(&c, 0, pc);
+                be_goto_tb(&c, pc);
                 break;
             }
         }

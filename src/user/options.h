@@ -32,6 +32,7 @@ typedef struct Tune {
     bool cycle_poll;    /* exit poll only on cycle-closing exits (else at every block entry) */
     bool poison;        /* exit requests poison the jump cache: indirect exits need no poll */
     bool disp;          /* guest displacement folded into the host addressing mode */
+    bool superblock;    /* blocks go on past conditional branches (side exits) */
     bool ras;           /* guest calls and returns are host call and ret (return-address stack) */
     bool checked_reuse;  /* a window check per base register and block, not per access */
     unsigned jc_bits;   /* log2 of jump cache entries (10..18, default 16) */

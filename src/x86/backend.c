@@ -206,35 +206,45 @@ static void exit_poll(BeCtx *c, uint64_t target, bool indirect)
     p->indirect = indirect;
 }
 
-/* A patchable jump (jmp, or jcc if cc >= 0) through slot to target. */
-static void slot_jump(BeCtx *c, int slot, uint64_t target, int cc)
+/* The next slot's target and the field its patchable jump will have. */
+static void slot_add(BeCtx *c, uint8_t *field, uint64_t target)
 {
-    uint8_t *field = cc >= 0 ? emit_jcc_aligned(&c->e, cc) : emit_jmp_aligned(&c->e);
+    int slot = c->nstub++;
     c->tb->jmp_field[slot] = (uint32_t)(field - c->entry);
-    c->stub[c->nstub].slot = slot;
-    c->stub[c->nstub].target = target;
-    c->nstub++;
+    c->stub[slot].slot = slot;
+    c->stub[slot].target = target;
 }
 
-void be_goto_tb(BeCtx *c, int slot, uint64_t target)
+/* A patchable jump (jmp, or jcc if cc >= 0) through the next slot to target. */
+static void slot_jump(BeCtx *c, uint64_t target, int cc)
+{
+    slot_add(c, cc >= 0 ? emit_jcc_aligned(&c->e, cc) : emit_jmp_aligned(&c->e), target);
+}
+
+void be_goto_tb(BeCtx *c, uint64_t target)
 {
     /* A cycle of blocks has an edge to a block starting at or below its
      * source's start: poll there (and at indirect exits). */
     if (target <= c->tb->pc)
         exit_poll(c, target, false);
-    slot_jump(c, slot, target, -1);
+    slot_jump(c, target, -1);
 }
 
 void be_branch_begin(BeCtx *c, uint64_t pc, uint64_t taken, uint64_t next)
 {
-    if (taken <= c->tb->pc || next <= c->tb->pc)
+    if (taken <= c->tb->pc || (next && next <= c->tb->pc))
         exit_poll(c, pc, false);
 }
 
 void be_branch_end(BeCtx *c, int cc, uint64_t taken, uint64_t next)
 {
-    slot_jump(c, 1, taken, cc);
-    slot_jump(c, 0, next, -1);
+    slot_jump(c, taken, cc);
+    slot_jump(c, next, -1);
+}
+
+void be_side_exit(BeCtx *c, int cc, uint64_t taken)
+{
+    slot_jump(c, taken, cc);
 }
 
 /*
@@ -276,7 +286,7 @@ static void ras_landing(BeCtx *c, uint64_t ret_pc)
         emit_arith_rr(&c->e, ARITH_CMP, RAX, RCX, false);
     }
     emit_patch_rel32(emit_jcc(&c->e, CC_NE), jit_rt.lookup);
-    slot_jump(c, 1, ret_pc, -1);
+    slot_jump(c, ret_pc, -1);
 }
 
 void be_call_direct(BeCtx *c, uint64_t target, uint64_t ret_pc)
@@ -284,11 +294,7 @@ void be_call_direct(BeCtx *c, uint64_t target, uint64_t ret_pc)
     if (target <= c->tb->pc)
         exit_poll(c, target, false);
     ras_limit(c);
-    uint8_t *field = emit_call_aligned(&c->e);
-    c->tb->jmp_field[0] = (uint32_t)(field - c->entry);
-    c->stub[c->nstub].slot = 0;
-    c->stub[c->nstub].target = target;
-    c->nstub++;
+    slot_add(c, emit_call_aligned(&c->e), target);
     ras_landing(c, ret_pc);
 }
 

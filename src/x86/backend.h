@@ -58,9 +58,9 @@ typedef struct BeCtx {
     uint8_t *poll_jcc;          /* the entry poll's branch to its exit */
     BeSlow slow[TB_MAX_INSNS];
     int nslow;
-    BeStub stub[2];
-    int nstub;
-    BePoll poll[3];             /* exit polls on cycle-closing exits (--tune cycle-poll) */
+    BeStub stub[TB_MAX_SLOTS];
+    int nstub;                  /* also the next free slot */
+    BePoll poll[TB_MAX_SLOTS + 1]; /* exit polls on cycle-closing exits (--tune cycle-poll) */
     int npoll;
     uint32_t checked;           /* guest registers known to be below the window limit */
 } BeCtx;
@@ -77,17 +77,22 @@ void be_tb_finish(BeCtx *c);
 void be_set_pc(BeCtx *c, uint64_t pc);
 /* Leave translated code with exit code `code` (cpu->pc already set). */
 void be_exit(BeCtx *c, int code);
-/* Direct exit through goto_tb slot `slot` (0 or 1) to guest pc target. */
-void be_goto_tb(BeCtx *c, int slot, uint64_t target);
+/* Direct exit through the next goto_tb slot to guest pc target. */
+void be_goto_tb(BeCtx *c, uint64_t target);
+/* Slots left in this block. */
+static inline int be_free_slots(const BeCtx *c) { return TB_MAX_SLOTS - c->nstub; }
 /*
- * A conditional branch at guest pc ending the block: be_branch_begin before
- * the compare (its exit poll, if the branch can close a cycle, clobbers the
- * flags; the poll leaves with cpu->pc = pc, the branch not yet taken), then
- * be_branch_end: jcc cc through slot 1 to taken (the jcc itself is the
- * patched jump), else through slot 0 to next.
+ * A conditional branch at guest pc: be_branch_begin before the compare (its
+ * exit poll, if the branch can close a cycle, clobbers the flags; the poll
+ * leaves with cpu->pc = pc, the branch not yet taken; next = 0 when the
+ * block goes on past the branch), then jcc cc through a slot to taken (the
+ * jcc itself is the patched jump): be_branch_end also leaves through
+ * another slot to next, be_side_exit falls through into the rest of the
+ * block.
  */
 void be_branch_begin(BeCtx *c, uint64_t pc, uint64_t taken, uint64_t next);
 void be_branch_end(BeCtx *c, int cc, uint64_t taken, uint64_t next);
+void be_side_exit(BeCtx *c, int cc, uint64_t taken);
 /* Indirect exit: rax holds the target pc. */
 void be_goto_ptr(BeCtx *c);
 
