@@ -19,12 +19,16 @@
  *
  * F/D: values stay in CPUState.f[]; the arithmetic runs on SSE scalar
  * instructions, which round as IEEE 754 requires for RNE/RTZ/RDN/RUP and
- * detect tininess after rounding as RISC-V does. Around each operation:
- * ldmxcsr with the rounding mode (static, or from frm at run time) and all
- * flags clear, the op, stmxcsr. Any of IE/ZE/OE/UE, or a NaN result, bails
- * (x86 NaN results are not RISC-V's canonical NaN, and those cases are
- * rare); inexact (PE) accrues NX inline. MXCSR is back to the host default
- * (0x1f80) whenever translated code may leave or bail. Single-precision
+ * detect tininess after rounding as RISC-V does. Translated code keeps
+ * MXCSR in round-to-nearest with no flag but PE set (x86/backend.c sets it
+ * on entry and around interpreter calls): an RNE operation (static, or
+ * dynamic with frm = RNE, the usual case) needs no ldmxcsr; another mode is
+ * loaded before the op and the default restored after it. After the op,
+ * stmxcsr: any of IE/ZE/OE/UE, or a NaN result, bails (x86 NaN results are
+ * not RISC-V's canonical NaN, and those cases are rare; the interpreter
+ * call clears the flag); PE accrues NX inline. PE left over from an earlier
+ * operation only re-accrues NX, which fflags then already holds (a write to
+ * fflags clears MXCSR's flags too). Single-precision
  * operands that are not NaN-boxed bail. The fused multiply-adds use FMA3
  * when the host has it. RMM, fmin/fmax and fclass stay in the
  * interpreter.
@@ -188,11 +192,22 @@ static void store_u32_imm(Emit *e, int32_t off, uint32_t v)
     emit_imm32(e, v);
 }
 
+/* The MXCSR image of the rounding mode in rcx (0..3), in jit_mxcsr[0]. */
+static void mxcsr_image_of_rcx(Emit *e)
+{
+    emit_shift_ri(e, SHIFT_SHL, RCX, 4, true);
+    emit_mov_ri(e, RAX, MXCSR_BY_RM);
+    emit_shift_cl(e, SHIFT_SHR, RAX, false);
+    emit_modrm(e, OPC_MOVZWL, RAX, RAX);
+    emit_modrm_mem(e, OPC_MOVL_EvGv, RAX, REG_CPU, NO_REG, 0, MXCSR_OFF);
+}
+
 /*
- * Put the MXCSR image for the instruction's rounding mode in jit_mxcsr[0]
- * (a dynamic mode other than RNE/RTZ/RDN/RUP bails). Returns false if the
- * instruction needs the interpreter outright (RMM, reserved modes).
- * *restore: whether MXCSR must be reset to the default after the op.
+ * Put MXCSR in the instruction's rounding mode unless it is RNE, which it
+ * already is (a dynamic mode is checked at run time; one other than
+ * RNE/RTZ/RDN/RUP bails). Returns false if the instruction needs the
+ * interpreter outright (RMM, reserved modes). *restore: whether the default
+ * must be put back after the op (for a dynamic mode, only if frm != RNE).
  */
 static bool fp_mode(T *t, Bails *b, bool *restore)
 {
@@ -202,18 +217,21 @@ static bool fp_mode(T *t, Bails *b, bool *restore)
     *restore = rm != RM_RNE;
     if (rm == RM_DYN) {
         emit_modrm_mem(e, OPC_MOVL_GvEv, RCX, REG_CPU, NO_REG, 0, offsetof(CPUState, frm));
+        emit_test_rr(e, RCX, RCX);
+        uint8_t *rne = emit_jcc(e, CC_E);
         emit_arith_ri(e, ARITH_CMP, RCX, 3, true);
         bail_if(t, b, CC_A);
-        emit_shift_ri(e, SHIFT_SHL, RCX, 4, true);
-        emit_mov_ri(e, RAX, MXCSR_BY_RM);
-        emit_shift_cl(e, SHIFT_SHR, RAX, false);
-        emit_modrm(e, OPC_MOVZWL, RAX, RAX);
-        emit_modrm_mem(e, OPC_MOVL_EvGv, RAX, REG_CPU, NO_REG, 0, MXCSR_OFF);
+        mxcsr_image_of_rcx(e);
+        ldmxcsr_slot(e, 0, EXT15_LDMXCSR);
+        emit_patch_rel32(rne, e->p);
         return true;
     }
     if (rm > RM_RUP)
         return false;
-    store_u32_imm(e, MXCSR_OFF, (uint32_t)(MXCSR_BY_RM >> (16 * rm)) & 0xffff);
+    if (rm != RM_RNE) {
+        store_u32_imm(e, MXCSR_OFF, (uint32_t)(MXCSR_BY_RM >> (16 * rm)) & 0xffff);
+        ldmxcsr_slot(e, 0, EXT15_LDMXCSR);
+    }
     return true;
 }
 
@@ -300,7 +318,6 @@ static bool tr_fp_arith(T *t, int opc, bool dbl, int nsrc)
         if (nsrc == 2)
             check_boxed(t, &b, in->rs2);
     }
-    ldmxcsr_slot(e, 0, EXT15_LDMXCSR);
     if (nsrc == 2) {
         xmm_load(e, 0, in->rs1, dbl);
         emit_modrm_mem(e, sse(opc, dbl), 0, REG_CPU, NO_REG, 0, F_OFF(in->rs2));
@@ -330,7 +347,6 @@ static bool tr_fp_fma(T *t, int opc, bool dbl)
         check_boxed(t, &b, in->rs2);
         check_boxed(t, &b, in->rs3);
     }
-    ldmxcsr_slot(e, 0, EXT15_LDMXCSR);
     xmm_load(e, 0, in->rs1, dbl);
     xmm_load(e, 1, in->rs2, dbl);
     emit_vex_mem(e, opc, dbl, 0, 1, REG_CPU, F_OFF(in->rs3));
@@ -354,7 +370,6 @@ static bool tr_fp_cvt_ff(T *t, bool to_dbl)
         return false;
     if (to_dbl)
         check_boxed(t, &b, in->rs1);
-    ldmxcsr_slot(e, 0, EXT15_LDMXCSR);
     emit_modrm_mem(e, OPC_SSE_CVTS2S | (to_dbl ? P_SIMDF3 : P_SIMDF2), 0, REG_CPU, NO_REG, 0,
                    F_OFF(in->rs1));
     fp_flags(t, &b, restore);
@@ -382,7 +397,6 @@ static bool tr_fp_from_int(T *t, bool dbl, int kind)
         emit_test_rr(e, RAX, RAX);
         bail_if(t, &b, CC_S);                       /* >= 2^63: no signed convert */
     }
-    ldmxcsr_slot(e, 0, EXT15_LDMXCSR);
     emit_modrm(e, sse(OPC_SSE_CVTSI2S, dbl) | (kind == 0 ? 0 : P_REXW), 0, RAX);
     fp_flags(t, &b, restore);
     fp_accrue_nx(t);
@@ -402,7 +416,6 @@ static bool tr_fp_to_int(T *t, bool dbl, int kind)
         return false;
     if (!dbl)
         check_boxed(t, &b, in->rs1);
-    ldmxcsr_slot(e, 0, EXT15_LDMXCSR);
     emit_modrm_mem(e, sse(OPC_SSE_CVTS2SI, dbl) | (kind == 0 ? 0 : P_REXW), RAX, REG_CPU,
                    NO_REG, 0, F_OFF(in->rs1));
     fp_flags(t, &b, restore);
@@ -433,9 +446,7 @@ static bool tr_fp_cmp(T *t, bool dbl, int kind)
         check_boxed(t, &b, in->rs1);
         check_boxed(t, &b, in->rs2);
     }
-    store_u32_imm(e, MXCSR_OFF, MXCSR_DEFAULT);
-    ldmxcsr_slot(e, 0, EXT15_LDMXCSR);
-    int pd = dbl ? P_DATA16 : 0;
+    int pd = dbl ? P_DATA16 : 0;            /* a compare does not round: no mode needed */
     if (kind == 0) {
         xmm_load(e, 0, in->rs1, dbl);
         emit_modrm_mem(e, OPC_UCOMISS | pd, 0, REG_CPU, NO_REG, 0, F_OFF(in->rs2));
@@ -600,6 +611,11 @@ static bool tr_csr_fp(T *t)
     } else {
         emit_arith_ri(e, ARITH_AND, RCX, csr == CSR_FFLAGS ? 0x1f : 7, true);
         field_u32(e, OPC_MOVL_EvGv, RCX, csr == CSR_FFLAGS ? FFLAGS : FRM);
+    }
+    if (csr != CSR_FRM) {
+        /* fflags written: PE left in MXCSR must not re-accrue NX */
+        store_u32_imm(e, MXCSR_OFF + 4, MXCSR_DEFAULT);
+        ldmxcsr_slot(e, 1, EXT15_LDMXCSR);
     }
     return true;
 }
