@@ -780,6 +780,13 @@ static int translate(uint64_t pc, TB **out)
     Emit cold = { .start = code_rw + cold_used, .p = code_rw + cold_used,
                   .end = code_rw + CODE_SIZE };
     uint16_t map[TB_MAX_INSNS][2];
+    /* Write-protect before reading the code, not after: a store by another
+     * thread in between would otherwise leave this TB stale. (It now faults
+     * and waits for tb_lock, then drops this TB.) The first instruction may
+     * end on the next page. */
+    protect_page_locked(pc / GUEST_PAGE_SIZE);
+    if (pc % GUEST_PAGE_SIZE == GUEST_PAGE_SIZE - 2)
+        protect_page_locked(pc / GUEST_PAGE_SIZE + 1);
     translate_block(tb, &e, &cold, map);
     tb->host_size = (uint32_t)(e.p - e.start);
     tb->cold_off = (uint32_t)cold_used;

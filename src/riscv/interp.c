@@ -6,9 +6,11 @@
  * request) and returns the reason with cpu->pc at that instruction.
  * interp_step() executes exactly one instruction (unit tests, JIT audits).
  *
- * Each step fetches the instruction bits at pc (the first 16-bit parcel,
- * then the second only for a 32-bit instruction, so a compressed
- * instruction at the end of a page never touches the next one), looks them
+ * Each step fetches the instruction bits at pc (at a 4-byte aligned pc
+ * with one 32-bit load, so code another thread rewrites is never seen torn;
+ * otherwise the first 16-bit parcel, then the second only for a 32-bit
+ * instruction, so a compressed instruction at the end of a page never
+ * touches the next one), looks them
  * up in a small per-thread decoded-instruction cache tagged with both pc and
  * the bits themselves (so rewritten code is always seen, with or without
  * fence.i; filling an entry checks that pc is PROT_EXEC), and dispatches on the opcode with one switch that names
@@ -397,8 +399,15 @@ enum exit_reason run(CPUState *cpu, bool single)
             goto segv;
         }
         SIGNAL_FENCE();
-        uint32_t bits = LD16(pc);
-        if ((bits & 3) == 3) {
+        uint32_t bits;
+        if ((pc & 3) == 0 && guest_range_in_window(pc, 4)) {
+            /* An aligned instruction is fetched in one load, as hardware
+             * does: another thread may be rewriting it (a torn jal jumps
+             * somewhere else entirely). */
+            bits = LD32(pc);
+            if ((bits & 3) != 3)
+                bits &= 0xffff;
+        } else if (((bits = LD16(pc)) & 3) == 3) {
             if (unlikely(!guest_range_in_window(pc + 2, 2))) {
                 fault_addr = pc + 2;
                 goto segv;

@@ -572,8 +572,14 @@ static bool translate_insn(T *t)
 
 /* -- One block ------------------------------------------------------------------------- */
 
+/* The instruction bits at pc: one load if aligned (never torn by a
+ * concurrent rewrite; 4 aligned bytes never cross a page), else by parcels. */
 static uint32_t fetch(uint64_t pc)
 {
+    if ((pc & 3) == 0) {
+        uint32_t bits = __atomic_load_n((const uint32_t *)g2h(pc), __ATOMIC_RELAXED);
+        return (bits & 3) == 3 ? bits : bits & 0xffff;
+    }
     uint32_t bits = *(const uint16_t *)g2h(pc);
     if ((bits & 3) == 3)
         bits |= (uint32_t)*(const uint16_t *)g2h(pc + 2) << 16;
