@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -460,7 +461,9 @@ int main(int argc, char **argv, char **envp)
     canary_init();                 /* XLAT_CANARY_CHECK=1 only */
     fault_init();
     if (!opt.interp_only)
-        exec_init();
+        exec_init();               /* its fork handlers take mm's lock too */
+    else
+        pthread_atfork(mm_fork_prepare, mm_fork_parent, mm_fork_child);
     signal_init();
 
     perfmap_init();                        /* -perfmap / -jitdump, before any mmap */

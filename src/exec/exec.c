@@ -299,9 +299,17 @@ static bool copy_code(int fd, size_t from, size_t to)
     return true;
 }
 
+/*
+ * The locks in the order everything else takes them: flush_mutex (a
+ * flusher waits for threads that may need the mapping lock to translate),
+ * then mm's lock, then tb_lock (a translator holds mm's read lock when it
+ * takes tb_lock). Taking tb_lock before mm's lock deadlocked a fork from one
+ * thread against a translation in another.
+ */
 static void atfork_prepare(void)
 {
     pthread_mutex_lock(&flush_mutex);
+    mm_fork_prepare();
     pthread_mutex_lock(&tb_lock);
     if (!code_rw)
         return;
@@ -319,11 +327,13 @@ static void atfork_parent(void)
         close(fork_fd);
     fork_fd = -1;
     pthread_mutex_unlock(&tb_lock);
+    mm_fork_parent();
     pthread_mutex_unlock(&flush_mutex);
 }
 
 static void atfork_child(void)
 {
+    mm_fork_child();
     if (code_rw) {
         if (fork_fd < 0) {
             fprintf(stderr, "xlat: fork: cannot copy the code buffer\n");

@@ -128,14 +128,15 @@ static int host_reserve(uint64_t start, uint64_t len)
  * the lock held forever in the child: hold it across the fork, release it
  * in the parent and start afresh in the child (only the forking thread
  * survives there, with a new tid that an inherited rwlock would not know).
+ * Registered with pthread_atfork by exec.c, between its own locks (the
+ * order is flush, mm, tb), or by main.c when there is no JIT.
  */
-static void mm_fork_prepare(void) { pthread_rwlock_wrlock(&mm_lock); }
-static void mm_fork_parent(void)  { pthread_rwlock_unlock(&mm_lock); }
-static void mm_fork_child(void)   { pthread_rwlock_init(&mm_lock, NULL); }
+void mm_fork_prepare(void) { pthread_rwlock_wrlock(&mm_lock); }
+void mm_fork_parent(void)  { pthread_rwlock_unlock(&mm_lock); }
+void mm_fork_child(void)   { pthread_rwlock_init(&mm_lock, NULL); }
 
 void mm_init(void)
 {
-    pthread_atfork(mm_fork_prepare, mm_fork_parent, mm_fork_child);
     uint64_t total = GUEST_GUARD_SIZE + GUEST_SPACE_SIZE + GUEST_GUARD_SIZE;
     void *p = mmap(NULL, total, PROT_NONE,
                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);

@@ -57,6 +57,11 @@ static inline bool host_in_window_or_guards(const void *p)
 /* Reserve the window. Exits with a message on failure. */
 void mm_init(void);
 
+/* pthread_atfork handlers for the mapping table's lock (see mm.c). */
+void mm_fork_prepare(void);
+void mm_fork_parent(void);
+void mm_fork_child(void);
+
 /* Guest memory syscalls; each returns the result or -errno, like the kernel. */
 int64_t guest_mmap(uint64_t addr, uint64_t len, int prot, int flags, int fd, off_t off);
 int64_t guest_munmap(uint64_t addr, uint64_t len);
