@@ -81,7 +81,7 @@ CASES=(
     # /proc/self/exe, which qemu-user cannot do (ENOEXEC) and xlat can.
     "sh-pipeline|\$RUN \$BB sh -c 'seq 1 300 | sort -nr | md5sum'"
     "sh-subst|\$RUN \$BB sh -c 'x=\$(seq 5); echo \$x; y=\$(echo a | sort); echo \$y'"
-    "sh-background|\$RUN \$BB sh -c '(sleep 0.1; echo late) & echo early; wait; (exit 7); echo \$?'"
+    "sh-background|\$RUN \$BB sh -c '(sleep 0.1; echo late >bg.out) & echo early; wait; read l <bg.out; echo \$l; (exit 7); echo \$?'"
 )
 
 # Both runners get the same, minimal environment; PATH leads nowhere so a
