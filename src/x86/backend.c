@@ -55,6 +55,20 @@ static const int callee_saved[] = { RBX, RBP, R12, R13, R14, R15 };
 
 static void emit_jc_probe(Emit *e, const uint8_t *miss);
 
+/*
+ * MXCSR = the host default (round to nearest, no flags). Translated code
+ * keeps this mode between instructions and lets only PE accumulate (see
+ * riscv/trans_ext.c): it is set on entry, and around interpreter calls,
+ * which also clears the flag an FP instruction bailed on.
+ */
+static void emit_default_mxcsr(Emit *e)
+{
+    int32_t slot = (int32_t)offsetof(CPUState, jit_mxcsr) + 4;
+    emit_modrm_mem(e, OPC_MOVL_EvIz, 0, REG_CPU, NO_REG, 0, slot);
+    emit_imm32(e, 0x1f80);
+    emit_modrm_mem(e, OPC_GRP15, EXT15_LDMXCSR, REG_CPU, NO_REG, 0, slot);
+}
+
 /* Bytes of host stack the return-address stack may use (8 per entry). */
 #define RAS_BYTES (4096 * 8)
 
@@ -74,6 +88,7 @@ void be_gen_runtime(Emit *e, JitRuntime *rt, uint8_t *gbase)
     emit_lea(e, RCX, RSP, NO_REG, 0, -RAS_BYTES, false);
     emit_st64(e, RCX, REG_CPU, offsetof(CPUState, ras_floor));
     emit_mov_ri(e, REG_GBASE, (uint64_t)(uintptr_t)gbase);
+    emit_default_mxcsr(e);
     emit_mov_rr(e, RAX, RSI);
     be_load_mapped(e);
     emit_jmp_r(e, RAX);
@@ -96,6 +111,7 @@ void be_gen_runtime(Emit *e, JitRuntime *rt, uint8_t *gbase)
     emit_nops(e, (unsigned)(-(uintptr_t)e->p) & 15);
     rt->interp_call = e->p;
     be_store_mapped(e);
+    emit_default_mxcsr(e);
     emit_mov_rr(e, RDI, REG_CPU);
     emit_mov_rr(e, RSI, RAX);
     emit_mov_rr(e, RBX, RSP);
@@ -103,6 +119,7 @@ void be_gen_runtime(Emit *e, JitRuntime *rt, uint8_t *gbase)
     emit_mov_ri(e, RAX, (uint64_t)(uintptr_t)jit_helper_interp);
     emit_call_r(e, RAX);
     emit_mov_rr(e, RSP, RBX);
+    emit_default_mxcsr(e);                  /* no flags C code may have left */
     be_load_mapped(e);
     emit_test_rr(e, RAX, RAX);
     uint8_t *leave = emit_jcc(e, CC_NE);
@@ -114,6 +131,7 @@ void be_gen_runtime(Emit *e, JitRuntime *rt, uint8_t *gbase)
     emit_nops(e, (unsigned)(-(uintptr_t)e->p) & 15);
     rt->interp_exit = e->p;
     be_store_mapped(e);
+    emit_default_mxcsr(e);
     emit_mov_rr(e, RDI, REG_CPU);
     emit_mov_rr(e, RSI, RAX);
     emit_arith_ri(e, ARITH_AND, RSP, -16, false);

@@ -163,7 +163,7 @@ static void audit_word(uint32_t word, const Insn *in)
                                                    insn_table[in->op].fmt == FMT_AMO ? 0 : in->imm);
         if (in->rs1 == 0)
             init.x[0] = 0;
-    } else if (is_mem(in) && rnd() % 2) {
+    } else if (is_mem(in) && rnd() % 2 && in->rs1 != 0) {     /* x0 stays 0 */
         init.x[in->rs1] = GUEST_SPACE_SIZE - (rnd() % 64);     /* the window's end */
     }
     if (rnd() % 4 == 0) {                                      /* a live reservation */
