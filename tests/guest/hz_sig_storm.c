@@ -28,7 +28,7 @@
 
 static pid_t main_tid;
 static volatile int received, sent, phase_done, bad_regs, in_loop;
-extern char spin_loop[], spin_l1[], spin_end[];
+extern char spin_loop[], spin_top[], spin_l1[], spin_end[];
 
 static void on_sig(int sig, siginfo_t *si, void *ucv)
 {
@@ -38,7 +38,9 @@ static void on_sig(int sig, siginfo_t *si, void *ucv)
     if (in_loop) {
         uintptr_t pc = uc->uc_mcontext.__gregs[0];
         uint64_t s1 = uc->uc_mcontext.__gregs[9], s2 = uc->uc_mcontext.__gregs[18];
-        if (pc >= (uintptr_t)spin_loop && pc < (uintptr_t)spin_end) {
+        /* From spin_top on: at spin_loop itself (a signal taken on the call)
+         * s1 and s2 are still the caller's. */
+        if (pc >= (uintptr_t)spin_top && pc < (uintptr_t)spin_end) {
             uint64_t want = pc == (uintptr_t)spin_l1 ? s2 + 1 : s2;
             if (s1 != want)
                 bad_regs++;
@@ -48,7 +50,7 @@ static void on_sig(int sig, siginfo_t *si, void *ucv)
 }
 
 /* s1 and s2 count together; between the two addis s1 == s2 + 1. */
-__asm__(".text\n.globl spin_loop, spin_l1, spin_end\n"
+__asm__(".text\n.globl spin_loop, spin_top, spin_l1, spin_end\n"
         "spin_loop:\n"
         "  addi sp, sp, -16\n  sd s1, 0(sp)\n  sd s2, 8(sp)\n  li s1, 0\n  li s2, 0\n"
         "spin_top:\n  addi s1, s1, 1\n"

@@ -48,10 +48,10 @@ static int out_of_order_total;
 static volatile int usr1;         /* SIGUSR1 handler runs */
 static volatile int in_loop, stop;
 
-extern char spin_loop[], spin_l1[], spin_end[];
+extern char spin_loop[], spin_top[], spin_l1[], spin_end[];
 
 /* s1 and s2 count together; between the two addis s1 == s2 + 1. */
-__asm__(".text\n.globl spin_loop, spin_l1, spin_end\n"
+__asm__(".text\n.globl spin_loop, spin_top, spin_l1, spin_end\n"
         "spin_loop:\n"
         "  addi sp, sp, -16\n  sd s1, 0(sp)\n  sd s2, 8(sp)\n  li s1, 0\n  li s2, 0\n"
         "spin_top:\n  addi s1, s1, 1\n"
@@ -68,7 +68,9 @@ static void check_regs(const ucontext_t *uc)
         return;
     uintptr_t pc = uc->uc_mcontext.__gregs[0];
     uint64_t s1 = uc->uc_mcontext.__gregs[9], s2 = uc->uc_mcontext.__gregs[18];
-    if (pc >= (uintptr_t)spin_loop && pc < (uintptr_t)spin_end) {
+    /* From spin_top on: at spin_loop itself (a signal taken on the call)
+         * s1 and s2 are still the caller's. */
+        if (pc >= (uintptr_t)spin_top && pc < (uintptr_t)spin_end) {
         uint64_t want = pc == (uintptr_t)spin_l1 ? s2 + 1 : s2;
         if (s1 != want)
             bad_regs++;
