@@ -101,6 +101,14 @@ uint32_t insn_expand_compressed(uint16_t c);
 static inline unsigned insn_length(uint16_t lo16) { return (lo16 & 3) == 3 ? 4 : 2; }
 
 /*
+ * The instruction bits at a 4-byte aligned pc from the 32-bit word there,
+ * read in one load (the four bytes never cross a page, and a concurrent
+ * rewrite is then never seen half old, half new): a compressed instruction
+ * keeps only its halfword.
+ */
+static inline uint32_t insn_bits_of_word(uint32_t w) { return insn_length((uint16_t)w) == 4 ? w : w & 0xffff; }
+
+/*
  * Disassemble `in` located at guest address `pc` into buf, as GNU objdump
  * prints it (mnemonic, a tab, operands with ABI register names, aliases such
  * as li/mv/ret/j/nop/beqz, branch targets as absolute hex addresses).

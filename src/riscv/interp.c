@@ -401,12 +401,7 @@ enum exit_reason run(CPUState *cpu, bool single)
         SIGNAL_FENCE();
         uint32_t bits;
         if ((pc & 3) == 0 && guest_range_in_window(pc, 4)) {
-            /* An aligned instruction is fetched in one load, as hardware
-             * does: another thread may be rewriting it (a torn jal jumps
-             * somewhere else entirely). */
-            bits = LD32(pc);
-            if ((bits & 3) != 3)
-                bits &= 0xffff;
+            bits = insn_bits_of_word(LD32(pc));     /* one load, as hardware does */
         } else if (((bits = LD16(pc)) & 3) == 3) {
             if (unlikely(!guest_range_in_window(pc + 2, 2))) {
                 fault_addr = pc + 2;

@@ -42,7 +42,6 @@
 
 #define F_OFF(r) ((int32_t)(offsetof(CPUState, f) + 8 * (r)))
 #define MXCSR_OFF ((int32_t)offsetof(CPUState, jit_mxcsr))
-#define MXCSR_DEFAULT 0x1f80u
 /* MXCSR flag bits that bail: IE, ZE, OE, UE (DE, bit 1, is ignored). */
 #define MXCSR_BAIL 0x1d
 #define MXCSR_PE_BIT 5
@@ -181,9 +180,10 @@ static bool has_rm(const Insn *in)
     return f == FMT_FR_RM || f == FMT_FR4 || f == FMT_F1_RM || f == FMT_XF_RM || f == FMT_FX_RM;
 }
 
-static void ldmxcsr_slot(Emit *e, int slot, int ext)
+/* ldmxcsr (EXT15_LDMXCSR) or stmxcsr (EXT15_STMXCSR) of cpu->jit_mxcsr[0]. */
+static void mxcsr_insn(Emit *e, int ext)
 {
-    emit_modrm_mem(e, OPC_GRP15, ext, REG_CPU, NO_REG, 0, MXCSR_OFF + 4 * slot);
+    emit_modrm_mem(e, OPC_GRP15, ext, REG_CPU, NO_REG, 0, MXCSR_OFF);
 }
 
 static void store_u32_imm(Emit *e, int32_t off, uint32_t v)
@@ -222,7 +222,7 @@ static bool fp_mode(T *t, Bails *b, bool *restore)
         emit_arith_ri(e, ARITH_CMP, RCX, 3, true);
         bail_if(t, b, CC_A);
         mxcsr_image_of_rcx(e);
-        ldmxcsr_slot(e, 0, EXT15_LDMXCSR);
+        mxcsr_insn(e, EXT15_LDMXCSR);
         emit_patch_rel32(rne, e->p);
         return true;
     }
@@ -230,7 +230,7 @@ static bool fp_mode(T *t, Bails *b, bool *restore)
         return false;
     if (rm != RM_RNE) {
         store_u32_imm(e, MXCSR_OFF, (uint32_t)(MXCSR_BY_RM >> (16 * rm)) & 0xffff);
-        ldmxcsr_slot(e, 0, EXT15_LDMXCSR);
+        mxcsr_insn(e, EXT15_LDMXCSR);
     }
     return true;
 }
@@ -251,7 +251,7 @@ static void check_boxed(T *t, Bails *b, int r)
 static void fp_flags(T *t, Bails *b, bool restore)
 {
     Emit *e = t->e;
-    ldmxcsr_slot(e, 0, EXT15_STMXCSR);
+    mxcsr_insn(e, EXT15_STMXCSR);
     if (restore) {
         /* dynamic mode: frm is almost always RNE, whose image is the default */
         uint8_t *skip = NULL;
@@ -261,8 +261,7 @@ static void fp_flags(T *t, Bails *b, bool restore)
             emit_u8(e, 0);
             skip = emit_jcc(e, CC_E);
         }
-        store_u32_imm(e, MXCSR_OFF + 4, MXCSR_DEFAULT);
-        ldmxcsr_slot(e, 1, EXT15_LDMXCSR);
+        be_default_mxcsr(e);
         if (skip)
             emit_patch_rel32(skip, e->p);
     }
@@ -613,9 +612,7 @@ static bool tr_csr_fp(T *t)
         field_u32(e, OPC_MOVL_EvGv, RCX, csr == CSR_FFLAGS ? FFLAGS : FRM);
     }
     if (csr != CSR_FRM) {
-        /* fflags written: PE left in MXCSR must not re-accrue NX */
-        store_u32_imm(e, MXCSR_OFF + 4, MXCSR_DEFAULT);
-        ldmxcsr_slot(e, 1, EXT15_LDMXCSR);
+        be_default_mxcsr(e);   /* fflags written: PE left in MXCSR must not re-accrue NX */
     }
     return true;
 }

@@ -296,14 +296,21 @@ static void tr_ext(T *t, int opc)
 
 /* -- Memory ------------------------------------------------------------------------- */
 
+/* Guest register r's value, if it is a translation-time constant here. */
+static bool known_value(const T *t, int r, uint64_t *v)
+{
+    *v = t->known_val[r];
+    return t->known >> r & 1;
+}
+
 /* The address of a load or store, if known at translation time and inside
  * the window (a global reached through auipc). */
 static bool const_address(const T *t, int size, uint64_t *addr)
 {
-    const Insn *in = t->in;
-    if (!(t->known >> in->rs1 & 1))
+    uint64_t base;
+    if (!known_value(t, t->in->rs1, &base))
         return false;
-    *addr = t->known_val[in->rs1] + (uint64_t)in->imm;
+    *addr = base + (uint64_t)t->in->imm;
     return *addr <= GUEST_SPACE_SIZE - (uint64_t)size;
 }
 
@@ -414,9 +421,9 @@ static void tr_jump_static(T *t, uint64_t target)
 static void tr_jalr(T *t)
 {
     const Insn *in = t->in;
-    uint64_t ret_pc = t->pc + in->len;
-    if (t->known >> in->rs1 & 1) {                          /* auipc+jalr: a static target */
-        tr_jump_static(t, (t->known_val[in->rs1] + (uint64_t)in->imm) & ~1ULL);
+    uint64_t ret_pc = t->pc + in->len, base;
+    if (known_value(t, in->rs1, &base)) {                   /* auipc+jalr: a static target */
+        tr_jump_static(t, (base + (uint64_t)in->imm) & ~1ULL);
         return;
     }
     t->indirect_exit = true;
@@ -576,10 +583,8 @@ static bool translate_insn(T *t)
  * concurrent rewrite; 4 aligned bytes never cross a page), else by parcels. */
 static uint32_t fetch(uint64_t pc)
 {
-    if ((pc & 3) == 0) {
-        uint32_t bits = __atomic_load_n((const uint32_t *)g2h(pc), __ATOMIC_RELAXED);
-        return (bits & 3) == 3 ? bits : bits & 0xffff;
-    }
+    if ((pc & 3) == 0)
+        return insn_bits_of_word(__atomic_load_n((const uint32_t *)g2h(pc), __ATOMIC_RELAXED));
     uint32_t bits = *(const uint16_t *)g2h(pc);
     if ((bits & 3) == 3)
         bits |= (uint32_t)*(const uint16_t *)g2h(pc + 2) << 16;
@@ -616,8 +621,8 @@ static void track_constants(T *t)
     case OP_lui:   known = true; v = (uint64_t)in->imm; break;
     case OP_auipc: known = true; v = t->pc + (uint64_t)in->imm; break;
     case OP_addi:
-        known = t->known >> in->rs1 & 1;
-        v = t->known_val[in->rs1] + (uint64_t)in->imm;
+        known = known_value(t, in->rs1, &v);
+        v += (uint64_t)in->imm;
         break;
     default:
         break;

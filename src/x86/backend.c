@@ -55,18 +55,33 @@ static const int callee_saved[] = { RBX, RBP, R12, R13, R14, R15 };
 
 static void emit_jc_probe(Emit *e, const uint8_t *miss);
 
-/*
- * MXCSR = the host default (round to nearest, no flags). Translated code
- * keeps this mode between instructions and lets only PE accumulate (see
- * riscv/trans_ext.c): it is set on entry, and around interpreter calls,
- * which also clears the flag an FP instruction bailed on.
- */
-static void emit_default_mxcsr(Emit *e)
+/* Set on entry to translated code, and around interpreter calls (which
+ * also clears the flag an FP instruction bailed on). */
+void be_default_mxcsr(Emit *e)
 {
     int32_t slot = (int32_t)offsetof(CPUState, jit_mxcsr) + 4;
     emit_modrm_mem(e, OPC_MOVL_EvIz, 0, REG_CPU, NO_REG, 0, slot);
     emit_imm32(e, 0x1f80);
     emit_modrm_mem(e, OPC_GRP15, EXT15_LDMXCSR, REG_CPU, NO_REG, 0, slot);
+}
+
+/*
+ * The C call both interpreter stubs make (rax = guest pc): spill the mapped
+ * registers, default MXCSR, jit_helper_interp(cpu, pc) with rsp aligned
+ * down (translated code keeps it only 8-byte aligned); rbx, spilled, holds
+ * the old rsp. Returns with rsp restored and the exit reason in rax.
+ */
+static void emit_interp_helper_call(Emit *e)
+{
+    be_store_mapped(e);
+    be_default_mxcsr(e);
+    emit_mov_rr(e, RDI, REG_CPU);
+    emit_mov_rr(e, RSI, RAX);
+    emit_mov_rr(e, RBX, RSP);
+    emit_arith_ri(e, ARITH_AND, RSP, -16, false);
+    emit_mov_ri(e, RAX, (uint64_t)(uintptr_t)jit_helper_interp);
+    emit_call_r(e, RAX);
+    emit_mov_rr(e, RSP, RBX);
 }
 
 /* Bytes of host stack the return-address stack may use (8 per entry). */
@@ -88,7 +103,7 @@ void be_gen_runtime(Emit *e, JitRuntime *rt, uint8_t *gbase)
     emit_lea(e, RCX, RSP, NO_REG, 0, -RAS_BYTES, false);
     emit_st64(e, RCX, REG_CPU, offsetof(CPUState, ras_floor));
     emit_mov_ri(e, REG_GBASE, (uint64_t)(uintptr_t)gbase);
-    emit_default_mxcsr(e);
+    be_default_mxcsr(e);
     emit_mov_rr(e, RAX, RSI);
     be_load_mapped(e);
     emit_jmp_r(e, RAX);
@@ -105,21 +120,11 @@ void be_gen_runtime(Emit *e, JitRuntime *rt, uint8_t *gbase)
         emit_pop(e, callee_saved[i]);
     emit_ret(e);
 
-    /* interp_call: rax = guest pc; called from translated code, where rsp
-     * is 8-byte aligned only (return-address stack): rbx (spilled) keeps it
-     * around the helper call. */
+    /* interp_call: rax = guest pc; called from translated code. */
     emit_nops(e, (unsigned)(-(uintptr_t)e->p) & 15);
     rt->interp_call = e->p;
-    be_store_mapped(e);
-    emit_default_mxcsr(e);
-    emit_mov_rr(e, RDI, REG_CPU);
-    emit_mov_rr(e, RSI, RAX);
-    emit_mov_rr(e, RBX, RSP);
-    emit_arith_ri(e, ARITH_AND, RSP, -16, false);
-    emit_mov_ri(e, RAX, (uint64_t)(uintptr_t)jit_helper_interp);
-    emit_call_r(e, RAX);
-    emit_mov_rr(e, RSP, RBX);
-    emit_default_mxcsr(e);                  /* no flags C code may have left */
+    emit_interp_helper_call(e);
+    be_default_mxcsr(e);                    /* no flags C code may have left */
     be_load_mapped(e);
     emit_test_rr(e, RAX, RAX);
     uint8_t *leave = emit_jcc(e, CC_NE);
@@ -130,13 +135,7 @@ void be_gen_runtime(Emit *e, JitRuntime *rt, uint8_t *gbase)
      * cpu->pc at the next instruction: EXIT_LOOKUP resumes there. */
     emit_nops(e, (unsigned)(-(uintptr_t)e->p) & 15);
     rt->interp_exit = e->p;
-    be_store_mapped(e);
-    emit_default_mxcsr(e);
-    emit_mov_rr(e, RDI, REG_CPU);
-    emit_mov_rr(e, RSI, RAX);
-    emit_arith_ri(e, ARITH_AND, RSP, -16, false);
-    emit_mov_ri(e, RAX, (uint64_t)(uintptr_t)jit_helper_interp);
-    emit_call_r(e, RAX);
+    emit_interp_helper_call(e);
     emit_mov_ri(e, RCX, EXIT_LOOKUP);
     emit_test_rr(e, RAX, RAX);
     emit_cmov(e, CC_E, RAX, RCX);
@@ -211,15 +210,21 @@ void be_exit(BeCtx *c, int code)      { exit_with(&c->e, code); }
  * and cpu->pc = target (indirect: rax). Nothing with --tune no-cycle-poll:
  * then every block polls at its entry.
  */
+static uint8_t *emit_poll_test(Emit *e)
+{
+    /* exit_request and jit_kick are adjacent ints: one 8-byte compare. */
+    emit_modrm_mem(e, OPC_ARITH_EvIb | P_REXW, ARITH_CMP, REG_CPU, NO_REG, 0,
+                   offsetof(CPUState, exit_request));
+    emit_u8(e, 0);
+    return emit_jcc(e, CC_NE);
+}
+
 static void exit_poll(BeCtx *c, uint64_t target, bool indirect)
 {
     if (!tune.cycle_poll)
         return;
-    emit_modrm_mem(&c->e, OPC_ARITH_EvIb | P_REXW, ARITH_CMP, REG_CPU, NO_REG, 0,
-                   offsetof(CPUState, exit_request));
-    emit_u8(&c->e, 0);
     BePoll *p = &c->poll[c->npoll++];
-    p->jcc = emit_jcc(&c->e, CC_NE);
+    p->jcc = emit_poll_test(&c->e);
     p->target = target;
     p->indirect = indirect;
 }
@@ -229,7 +234,6 @@ static void slot_add(BeCtx *c, uint8_t *field, uint64_t target)
 {
     int slot = c->nstub++;
     c->tb->jmp_field[slot] = (uint32_t)(field - c->entry);
-    c->stub[slot].slot = slot;
     c->stub[slot].target = target;
 }
 
@@ -340,13 +344,8 @@ void be_tb_start(BeCtx *c)
     /* --tune no-nostore: the "current block" store user mode never reads. */
     if (!tune.nostore)
         be_set_pc(c, c->tb->pc);
-    if (!tune.cycle_poll) {
-        /* exit_request and jit_kick are adjacent ints: one 8-byte compare. */
-        emit_modrm_mem(&c->e, OPC_ARITH_EvIb | P_REXW, ARITH_CMP, REG_CPU, NO_REG, 0,
-                       offsetof(CPUState, exit_request));
-        emit_u8(&c->e, 0);
-        c->poll_jcc = emit_jcc(&c->e, CC_NE);
-    }
+    if (!tune.cycle_poll)
+        c->poll_jcc = emit_poll_test(&c->e);
     /*
      * -d stats (decided at translation: nothing is emitted otherwise):
      * tb->execs += 1 on every entry, chained ones included, after the entry
@@ -374,11 +373,10 @@ void be_tb_finish(BeCtx *c)
             emit_patch_rel32(emit_jmp(e), jit_rt.interp_exit);
         }
     }
-    for (int i = 0; i < c->nstub; i++) {
-        int slot = c->stub[i].slot;
+    for (int slot = 0; slot < c->nstub; slot++) {
         emit_patch_rel32(c->entry + c->tb->jmp_field[slot], e->p);
         c->tb->jmp_stub[slot] = (uint32_t)(e->p - c->entry);
-        set_pc(e, c->stub[i].target);
+        set_pc(e, c->stub[slot].target);
         emit_mov_ri(e, RCX, (uint64_t)(uintptr_t)c->tb | (uint64_t)slot);
         exit_with(e, EXIT_CHAIN);
     }

@@ -46,7 +46,7 @@ extern const int8_t be_host_guest[16];
 /* An out-of-line interpreter call for pc, then back to resume (NULL: leave
  * to the dispatcher instead). */
 typedef struct BeSlow { uint8_t *jcc; uint8_t *resume; uint64_t pc; } BeSlow;
-typedef struct BeStub { int slot; uint64_t target; } BeStub;
+typedef struct BeStub { uint64_t target; } BeStub;     /* slot n: stub[n] */
 /* An exit poll's branch to its stub; indirect: the target pc is in rax. */
 typedef struct BePoll { uint8_t *jcc; uint64_t target; bool indirect; } BePoll;
 
@@ -119,6 +119,13 @@ void be_return(BeCtx *c);
  * reason), so each site costs a few bytes of code, not a hundred.
  */
 void be_call_interp(BeCtx *c, uint64_t pc);
+
+/*
+ * MXCSR = the host default (round to nearest, no flags). Translated code
+ * keeps this mode between instructions and lets only PE accumulate (see
+ * riscv/trans_ext.c). Clobbers cpu->jit_mxcsr[1].
+ */
+void be_default_mxcsr(Emit *e);
 
 /* Spill / reload the mapped guest registers to / from CPUState. */
 void be_store_mapped(Emit *e);
