@@ -74,6 +74,8 @@ static void usage(FILE *out)
         "                     per base register and block), no-ras (guest returns probe the\n"
         "                     jump cache instead of pairing with host call/ret),\n"
         "                     no-superblock (a block ends at every conditional branch),\n"
+        "                     no-fork-warm (forked children do not report the blocks they\n"
+        "                     translate to the process that forks next),\n"
         "                     jc-bits=N (jump cache of 2^N entries, 10..18, default 16)\n"
         "\n"
         "The guest lives in a reserved %llu GiB window of the host address space\n"
@@ -95,7 +97,7 @@ static const struct { const char *name; bool *flag; } tune_items[] = {
     { "cflags", &tune.cflags }, { "nostore", &tune.nostore }, { "inline-jc", &tune.inline_jc },
     { "xpage", &tune.xpage }, { "cycle-poll", &tune.cycle_poll }, { "poison", &tune.poison },
     { "disp", &tune.disp }, { "checked-reuse", &tune.checked_reuse },
-    { "ras", &tune.ras }, { "superblock", &tune.superblock },
+    { "ras", &tune.ras }, { "superblock", &tune.superblock }, { "fork-warm", &tune.fork_warm },
 };
 static char tune_arg[256];          /* every --tune given, for an exec'd xlat */
 

@@ -37,6 +37,9 @@
  * flush_pending, kicks every thread (cpu->jit_kick and exec_kick) and
  * waits, holding no lock, until cache_active is zero.
  *
+ * Fork warm-up (--tune fork-warm): forked children report the blocks they
+ * translate; the parent translates them before its next fork (see below).
+ *
  * Invalidation drops a TB from the hash table, its pages' lists and every
  * jump cache, and unlinks the jumps into it (atomic 4-byte stores of the
  * rel32 back to the exit stub). Its code stays until the next flush, so a
@@ -129,6 +132,7 @@ static unsigned dflags_compute(void);
 
 static struct {
     uint64_t translated, flushes, smc_faults, invalidated, chained, efault_retries, unchained;
+    uint64_t warmed;                    /* of translated: by exec_before_fork */
 } stats;
 
 /* Dispatcher counters for -d stats: per thread (no shared cache line on
@@ -188,6 +192,69 @@ static inline void bit_clear(uint64_t *b, uint64_t i) { __atomic_fetch_and(&b[i 
 static inline uint8_t *tb_entry_rw(const TB *tb) { return code_rw + tb->host_off; }
 static inline const void *tb_entry_rx(const TB *tb) { return code_rx_of(tb_entry_rw(tb)); }
 static inline size_t jc_index(const CPUState *cpu, uint64_t pc) { return (pc >> 1) & cpu->jc_mask; }
+
+/* -- Fork warm-up ----------------------------------------------------------------- */
+
+/*
+ * A forked child runs code its parent never ran (a shell's subshell, exit,
+ * redirection and pipeline paths), so every child would translate the
+ * same few hundred blocks again: half the time of a fork-heavy shell
+ * script. The processes forked from one program (an execve starts a new
+ * xlat, and a new ring) share a ring of guest pcs in MAP_SHARED memory: a
+ * forked process appends the pc of each of its first WARM_RECORD
+ * translations, and exec_before_fork() translates whatever was appended
+ * since it last looked, so the children it forks from then on inherit
+ * those blocks. A pc is only a hint: the forking process translates its
+ * own memory at that address, exactly as if its guest had jumped there,
+ * so a stale, foreign or torn entry costs one translation, never
+ * correctness. Each fork translates at most WARM_SLOTS blocks.
+ */
+#define WARM_SLOTS  4096
+#define WARM_RECORD 1024
+
+typedef struct { uint64_t head; uint64_t pc[WARM_SLOTS]; } WarmRing;
+static WarmRing *warm;          /* shared with every fork of this program */
+static uint64_t warm_seen;      /* ring position this process translated up to */
+static unsigned warm_budget;    /* pcs this process may still append */
+
+static void warm_init(void)
+{
+    void *p = mmap(NULL, sizeof *warm, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    warm = p == MAP_FAILED ? NULL : p;
+}
+
+static void warm_child(void) { warm_budget = WARM_RECORD; }
+
+/* Called with tb_lock held after pc was translated. */
+static void warm_record(uint64_t pc)
+{
+    if (!warm || !warm_budget)
+        return;
+    warm_budget--;
+    uint64_t i = __atomic_fetch_add(&warm->head, 1, __ATOMIC_RELAXED);
+    __atomic_store_n(&warm->pc[i % WARM_SLOTS], pc, __ATOMIC_RELAXED);
+}
+
+static int translate(uint64_t pc, TB **out);
+enum { TR_OK, TR_FULL, TR_NOEXEC };
+
+void exec_before_fork(void)
+{
+    if (!warm)
+        return;
+    uint64_t head = __atomic_load_n(&warm->head, __ATOMIC_RELAXED);
+    if (head - warm_seen > WARM_SLOTS)
+        warm_seen = head - WARM_SLOTS;
+    uint64_t before = stats.translated;
+    for (; warm_seen != head; warm_seen++) {
+        TB *tb;
+        if (translate(__atomic_load_n(&warm->pc[warm_seen % WARM_SLOTS], __ATOMIC_RELAXED),
+                      &tb) == TR_FULL)
+            break;              /* no room: leave the flush to the dispatcher */
+    }
+    warm_seen = head;
+    stats.warmed += stats.translated - before;
+}
 
 /* -- Threads -------------------------------------------------------------------- */
 
@@ -276,6 +343,7 @@ void exec_thread_exit(CPUState *cpu)
 
 static int code_buffer_create(void);
 static void code_buffer_map(int fd);
+static void warm_record(uint64_t pc);
 
 /*
  * fork(): only the calling thread lives on in the child, outside the cache.
@@ -334,6 +402,7 @@ static void atfork_parent(void)
 static void atfork_child(void)
 {
     mm_fork_child();
+    warm_child();
     if (code_rw) {
         if (fork_fd < 0) {
             fprintf(stderr, "xlat: fork: cannot copy the code buffer\n");
@@ -398,6 +467,8 @@ void exec_init(void)
     wp_bits = map_noreserve(GUEST_PAGES / 8);
     gw_bits = map_noreserve(GUEST_PAGES / 8);
     jc_poison = jc_alloc();
+    if (tune.fork_warm)
+        warm_init();
     dflags_cached = dflags_compute();
     translate_init();
     pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
@@ -748,8 +819,6 @@ static void protect_page_locked(uint64_t page)
     }
 }
 
-enum { TR_OK, TR_FULL, TR_NOEXEC };
-
 /* Is the first instruction at pc fully fetchable from executable pages? */
 static bool first_insn_ok(uint64_t pc)
 {
@@ -824,6 +893,7 @@ static int translate(uint64_t pc, TB **out)
     tb_hash[h] = tb;
     __atomic_store_n(&ntbs, ntbs + 1, __ATOMIC_RELEASE);
     stats.translated++;
+    warm_record(pc);
     if (perfmap_enabled) {
         perfmap_add(pc, tb_entry_rx(tb), tb->host_size);
         perfmap_add(pc, code_rx_of(code_rw + tb->cold_off), tb->cold_size);
@@ -898,7 +968,8 @@ uint64_t jit_helper_interp(CPUState *cpu, uint64_t pc)
     return interp_step(cpu);
 }
 
-static enum exit_reason run_loop(CPUState *cpu)
+/* Not inlined into exec_run: its locals would then live across sigsetjmp. */
+static __attribute__((noinline)) enum exit_reason run_loop(CPUState *cpu)
 {
     uintptr_t link = 0;
     for (;;) {
@@ -911,7 +982,7 @@ static enum exit_reason run_loop(CPUState *cpu)
             link = 0;
         }
         uint64_t gen = __atomic_load_n(&flush_gen, __ATOMIC_ACQUIRE);
-        TB *tb;
+        TB *tb = NULL;
         int r = find_tb(cpu, cpu->pc, &tb, df);
         if (r == TR_FULL) {
             cache_exit();
@@ -1040,6 +1111,7 @@ void exec_print_stats(void)
     DispatchStats d = dstats_sum;
     FILE *f = opt.log_file;
     fprintf(f, "xlat stats: blocks translated     %llu\n", (unsigned long long)stats.translated);
+    fprintf(f, "xlat stats: blocks warmed (fork)  %llu\n", (unsigned long long)stats.warmed);
     fprintf(f, "xlat stats: blocks invalidated    %llu\n", (unsigned long long)stats.invalidated);
     fprintf(f, "xlat stats: code cache flushes    %llu\n", (unsigned long long)stats.flushes);
     fprintf(f, "xlat stats: chains made           %llu\n", (unsigned long long)stats.chained);

@@ -29,6 +29,12 @@ enum exit_reason exec_run(CPUState *cpu);
  */
 void exec_kick(CPUState *cpu);
 
+/*
+ * Before a guest fork: translate the blocks earlier forked children of this
+ * program reported (--tune fork-warm), so the next child inherits them.
+ */
+void exec_before_fork(void);
+
 /* Forget the calling thread's jump cache; call before its CPUState dies. */
 void exec_thread_exit(CPUState *cpu);
 

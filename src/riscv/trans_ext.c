@@ -339,7 +339,7 @@ static bool tr_fp_fma(T *t, int opc, bool dbl)
     Emit *e = t->e;
     Bails b = { .n = 0 };
     bool restore;
-    if (!__builtin_cpu_supports("fma") || !fp_mode(t, &b, &restore))
+    if (!host_has_fma || !fp_mode(t, &b, &restore))
         return false;
     if (!dbl) {
         check_boxed(t, &b, in->rs1);

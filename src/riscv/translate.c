@@ -21,8 +21,8 @@
  */
 #include "riscv/translate.h"
 
-#include <cpuid.h>
 #include <stddef.h>
+#include <sys/platform/x86.h>
 
 #include "riscv/insn.h"
 #include "user/mm.h"
@@ -31,16 +31,20 @@
 #include "riscv/translate_priv.h"
 
 static bool have_lzcnt, have_tzcnt, have_popcnt;
+bool host_has_fma;
 
+/*
+ * Host features from the table glibc's loader filled at startup: a cpuid
+ * instruction traps to the hypervisor in a VM (tens of microseconds each
+ * here), and every process start would pay for it. ACTIVE also checks
+ * that the OS enabled the state FMA's registers need.
+ */
 void translate_init(void)
 {
-    unsigned a, b, c, d;
-    if (__get_cpuid(1, &a, &b, &c, &d))
-        have_popcnt = c & (1u << 23);
-    if (__get_cpuid(0x80000001, &a, &b, &c, &d))
-        have_lzcnt = c & (1u << 5);
-    if (__get_cpuid_count(7, 0, &a, &b, &c, &d))
-        have_tzcnt = b & (1u << 3);
+    have_popcnt = CPU_FEATURE_ACTIVE(POPCNT);
+    have_lzcnt = CPU_FEATURE_ACTIVE(LZCNT);
+    have_tzcnt = CPU_FEATURE_ACTIVE(BMI1);
+    host_has_fma = CPU_FEATURE_ACTIVE(FMA);
 }
 
 /* -- ALU ---------------------------------------------------------------------------- */

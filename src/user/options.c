@@ -11,5 +11,6 @@ Options opt = {
 
 Tune tune = {
     .cflags = true, .nostore = true, .inline_jc = true, .xpage = true,
-    .cycle_poll = true, .poison = true, .disp = true, .checked_reuse = true, .ras = true, .superblock = true, .jc_bits = 16,
+    .cycle_poll = true, .poison = true, .disp = true, .checked_reuse = true, .ras = true,
+    .superblock = true, .fork_warm = true, .jc_bits = 16,
 };
