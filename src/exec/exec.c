@@ -87,8 +87,10 @@ _Static_assert(offsetof(CPUState, jit_kick) == offsetof(CPUState, exit_request) 
 #define HOT_END     (160u << 20)        /* hot code below, cold (out-of-line) code above */
 #define MAX_TBS     (1u << 19)
 #define PCMAP_PAIRS (1u << 24)
-#define HASH_BITS   16
-#define PAGE_HASH_BITS 14
+#define HASH_BITS_MIN 12           /* the TB hash table starts this small... */
+#define HASH_BITS_MAX 16           /* ...and grows to this */
+#define JC_BITS_START 12           /* a jump cache starts this small (see jc_fit) */
+#define PAGE_HASH_BITS 12
 #define GUEST_PAGES (GUEST_SPACE_SIZE / GUEST_PAGE_SIZE)
 
 /* -- State -------------------------------------------------------------------- */
@@ -103,7 +105,10 @@ static TB *tbs;                         /* in host-address order */
 static size_t ntbs;
 static uint16_t (*pcmap)[2];
 static size_t pcmap_used;
-static TB *tb_hash[1u << HASH_BITS];
+/* 1 << hash_bits buckets in use of a table mapped for HASH_BITS_MAX: zero
+ * pages, so a short-lived process touches only the few it uses. */
+static TB **tb_hash;
+static unsigned hash_bits = HASH_BITS_MIN;
 
 typedef struct PageDesc {
     uint64_t page;
@@ -308,10 +313,29 @@ static bool exit_requested(CPUState *cpu)
     return __atomic_load_n(&cpu->exit_request, __ATOMIC_SEQ_CST) != 0;
 }
 
+/*
+ * A jump cache is mapped at its full size (--tune jc-bits) but starts with
+ * 2^JC_BITS_START entries in use, and grows fourfold (emptied: entries
+ * must sit at their pc's index for invalidation to find them) while more
+ * TBs exist than half its entries: a process that runs a few thousand
+ * blocks, like most of those a shell script starts, then faults in 16
+ * pages of it, not 256. Translated code reads the mask from CPUState.
+ * With tb_lock held, on the owner's thread.
+ */
+static void jc_fit(CPUState *cpu)
+{
+    size_t full = (size_t)1 << tune.jc_bits;
+    size_t n = cpu->jc_mask + 1;
+    if (n == full || ntbs <= n / 2)
+        return;
+    jc_clear(cpu->jc, n);
+    cpu->jc_mask = (n * 4 < full ? n * 4 : full) - 1;
+}
+
 static void thread_setup(CPUState *cpu)
 {
     cpu->jc = jc_alloc();
-    cpu->jc_mask = ((size_t)1 << tune.jc_bits) - 1;
+    cpu->jc_mask = ((size_t)1 << (tune.jc_bits < JC_BITS_START ? tune.jc_bits : JC_BITS_START)) - 1;
     cpu->jc_probe = cpu->jc;
     cpu->guest_limit = GUEST_SPACE_SIZE;
     cpu->jit_kick = 0;
@@ -463,6 +487,7 @@ void exec_init(void)
     code_base = code_used = (size_t)(e.p - code_rw + 63) & ~(size_t)63;
 
     tbs = map_noreserve(MAX_TBS * sizeof(TB));
+    tb_hash = map_noreserve(sizeof *tb_hash << HASH_BITS_MAX);
     pcmap = map_noreserve(PCMAP_PAIRS * sizeof pcmap[0]);
     wp_bits = map_noreserve(GUEST_PAGES / 8);
     gw_bits = map_noreserve(GUEST_PAGES / 8);
@@ -476,7 +501,7 @@ void exec_init(void)
 
 /* -- Hash table and page lists (tb_lock held) ------------------------------------------- */
 
-static inline size_t hash_pc(uint64_t pc) { return (size_t)((pc * 0x9e3779b97f4a7c15ULL) >> (64 - HASH_BITS)); }
+static inline size_t hash_pc(uint64_t pc) { return (size_t)((pc * 0x9e3779b97f4a7c15ULL) >> (64 - hash_bits)); }
 static inline size_t hash_page(uint64_t p) { return (size_t)((p * 0x9e3779b97f4a7c15ULL) >> (64 - PAGE_HASH_BITS)); }
 
 static TB *hash_lookup(uint64_t pc)
@@ -485,6 +510,25 @@ static TB *hash_lookup(uint64_t pc)
         if (tb->pc == pc)
             return tb;
     return NULL;
+}
+
+static void hash_insert(TB *tb)
+{
+    size_t h = hash_pc(tb->pc);
+    tb->hash_next = tb_hash[h];
+    tb_hash[h] = tb;
+}
+
+/* Before inserting TB number ntbs: keep chains about two long. */
+static void hash_fit(void)
+{
+    if (ntbs < (2u << hash_bits) || hash_bits == HASH_BITS_MAX)
+        return;
+    memset(tb_hash, 0, sizeof *tb_hash << hash_bits);
+    hash_bits = hash_bits + 2 < HASH_BITS_MAX ? hash_bits + 2 : HASH_BITS_MAX;
+    for (size_t i = 0; i < ntbs; i++)
+        if (tbs[i].valid)
+            hash_insert(&tbs[i]);
 }
 
 static void hash_remove(TB *tb)
@@ -745,7 +789,7 @@ static void flush(uint64_t seen_gen)
         sched_yield();
 
     pthread_mutex_lock(&tb_lock);
-    memset(tb_hash, 0, sizeof tb_hash);
+    memset(tb_hash, 0, sizeof *tb_hash << hash_bits);
     for (size_t b = 0; b < ((size_t)1 << PAGE_HASH_BITS); b++)
         for (PageDesc *pd = page_hash[b]; pd; pd = pd->next)
             pd->first = 0;
@@ -888,9 +932,8 @@ static int translate(uint64_t pc, TB **out)
         protect_page_locked(tb->page[i]);
     }
     tb->valid = true;
-    size_t h = hash_pc(pc);
-    tb->hash_next = tb_hash[h];
-    tb_hash[h] = tb;
+    hash_fit();
+    hash_insert(tb);
     __atomic_store_n(&ntbs, ntbs + 1, __ATOMIC_RELEASE);
     stats.translated++;
     warm_record(pc);
@@ -952,6 +995,8 @@ static int find_tb(CPUState *cpu, uint64_t pc, TB **out, unsigned df)
     if (!(df & DF_TRACE)) {
         pthread_mutex_lock(&tb_lock);
         if (tb->valid) {
+            jc_fit(cpu);
+            j = &cpu->jc[jc_index(cpu, pc)];
             j->host = tb_entry_rx(tb);
             __atomic_store_n(&j->pc, pc, __ATOMIC_RELEASE);
         }

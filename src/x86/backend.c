@@ -166,8 +166,8 @@ void be_gen_runtime(Emit *e, JitRuntime *rt, uint8_t *gbase)
 }
 
 /*
- * Jump-cache probe, rax = guest pc: index (pc >> 1) & mask (a translation
- * time constant: jc-bits is fixed per process), table through
+ * Jump-cache probe, rax = guest pc: index (pc >> 1) & cpu->jc_mask (the
+ * cache grows, exec.c: jc_fit), table through
  * cpu->jc_probe (poisoned by exec_kick), compare the tag, jump to the host
  * code; on a miss, jump to `miss` with rax intact. Clobbers rcx.
  */
@@ -175,7 +175,7 @@ static void emit_jc_probe(Emit *e, const uint8_t *miss)
 {
     emit_mov_rr(e, RCX, RAX);
     emit_shift_ri(e, SHIFT_SHR, RCX, 1, false);
-    emit_arith_ri(e, ARITH_AND, RCX, (int32_t)((1u << tune.jc_bits) - 1), true);
+    emit_arith_rm(e, ARITH_AND, RCX, REG_CPU, offsetof(CPUState, jc_mask), true);
     emit_shift_ri(e, SHIFT_SHL, RCX, 4, true);
     emit_arith_rm(e, ARITH_ADD, RCX, REG_CPU, offsetof(CPUState, jc_probe), false);
     emit_modrm_mem(e, OPC_ARITH_GvEv | ARITH_CMP << 3 | P_REXW, RAX, RCX, NO_REG, 0, 0);
