@@ -17,6 +17,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 typedef enum HostReg {
     RAX, RCX, RDX, RBX, RSP, RBP, RSI, RDI,
@@ -133,16 +134,17 @@ enum {
 
 /* -- Encoding primitives ---------------------------------------------------- */
 
+/* Little-endian immediates as one store each (x86 hosts only). */
 static inline void emit_u8(Emit *e, uint8_t v)  { *e->p++ = v; }
 static inline void emit_imm32(Emit *e, uint32_t v)
 {
-    for (int i = 0; i < 4; i++)
-        *e->p++ = (uint8_t)(v >> (8 * i));
+    memcpy(e->p, &v, 4);
+    e->p += 4;
 }
 static inline void emit_imm64(Emit *e, uint64_t v)
 {
-    emit_imm32(e, (uint32_t)v);
-    emit_imm32(e, (uint32_t)(v >> 32));
+    memcpy(e->p, &v, 8);
+    e->p += 8;
 }
 
 /* Prefixes, REX (from r, rm, index) and the opcode bytes of opc. */
