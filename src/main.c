@@ -76,6 +76,8 @@ static void usage(FILE *out)
         "                     no-superblock (a block ends at every conditional branch),\n"
         "                     no-fork-warm (forked children do not report the blocks they\n"
         "                     translate to the process that forks next),\n"
+        "                     no-first-interp (translate a block on its first run, not\n"
+        "                     its second: the first is interpreted by default),\n"
         "                     jc-bits=N (jump cache of 2^N entries, 10..18, default 16)\n"
         "\n"
         "The guest lives in a reserved %llu GiB window of the host address space\n"
@@ -98,6 +100,7 @@ static const struct { const char *name; bool *flag; } tune_items[] = {
     { "xpage", &tune.xpage }, { "cycle-poll", &tune.cycle_poll }, { "poison", &tune.poison },
     { "disp", &tune.disp }, { "checked-reuse", &tune.checked_reuse },
     { "ras", &tune.ras }, { "superblock", &tune.superblock }, { "fork-warm", &tune.fork_warm },
+    { "first-interp", &tune.first_interp },
 };
 static char tune_arg[256];          /* every --tune given, for an exec'd xlat */
 

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # -perfmap names translated blocks by guest symbol, in a static program and
 # in a dynamically linked one (symbols of the libc that the guest's ld.so
-# maps); -jitdump writes a jitdump file with code-load records.
+# maps); -jitdump writes a jitdump file with code-load records. A block's
+# first run is interpreted (--tune first-interp), so the names looked for
+# are of code that runs many times.
 # Usage: tests/perfmap.sh BUILD.
 set -u
 BUILD=${1:-build}
@@ -22,7 +24,9 @@ __attribute__((noinline)) long perfmap_hot_function(long n)
 int main(void)
 {
     char buf[64];
-    snprintf(buf, sizeof buf, "%ld", perfmap_hot_function(1000));
+    volatile long n = 1000;             /* a call per trip, not one hoisted */
+    for (int k = 0; k < 20; k++)
+        snprintf(buf, sizeof buf, "%ld", perfmap_hot_function(n));
     puts(buf);
     return strlen(buf) == 9 ? 0 : 1;
 }
@@ -38,9 +42,9 @@ check() {   # file pattern label
 wait $pid || { echo "perfmap: xlat failed"; fail=1; }
 map=/tmp/perf-$pid.map
 if [[ -f $map ]]; then
-    check "$map" '^[0-9a-f]+ [0-9a-f]+ main\+0x0$' static
-    check "$map" '^[0-9a-f]+ [0-9a-f]+ perfmap_hot_function\+0x[0-9a-f]+$' static
-    check "$map" '^[0-9a-f]+ [0-9a-f]+ (__libc_start_main|__libc_start_call_main)\+' static
+    check "$map" '^[0-9a-f]+ [0-9a-f]+ perfmap_hot_function\+0x0$' static
+    check "$map" '^[0-9a-f]+ [0-9a-f]+ perfmap_hot_function\+0x[0-9a-f]*[1-9a-f][0-9a-f]*$' static
+    check "$map" '^[0-9a-f]+ [0-9a-f]+ (snprintf|__vsnprintf_internal|__printf_buffer|__vfprintf_internal)\+' static
     rm -f "$map"
 else
     echo "perfmap: $map not written"; fail=1
@@ -56,7 +60,7 @@ if [[ -d $ROOTFS/usr/lib/riscv64-linux-gnu ]]; then
     map=/tmp/perf-$pid.map
     if [[ -f $map ]]; then
         check "$map" '^[0-9a-f]+ [0-9a-f]+ perfmap_hot_function\+' dynamic
-        check "$map" '^[0-9a-f]+ [0-9a-f]+ (puts|_IO_puts|__vfprintf_internal|__printf_buffer)\+' dynamic-libc
+        check "$map" '^[0-9a-f]+ [0-9a-f]+ (snprintf|__vsnprintf_internal|__vfprintf_internal|__printf_buffer)\+' dynamic-libc
         rm -f "$map"
     else
         echo "perfmap: $map not written (dynamic)"; fail=1

@@ -57,6 +57,7 @@ typedef struct CPUState {
     uint64_t ras_base;
     uint64_t ras_floor;
     uint32_t jit_mxcsr[2];     /* scratch for ldmxcsr/stmxcsr in translated FP code */
+    uint32_t fence_i_count;    /* fence.i run by the interpreter (exec.c flushes after one) */
 } CPUState;
 
 /* FP exception flag bits (fflags). */

@@ -489,7 +489,9 @@ enum exit_reason run(CPUState *cpu, bool single)
 
         /* RV64I: system */
         case OP_fence:   break;     /* fence: host atomics are seq_cst; nothing to do */
-        case OP_fence_i: break;     /* fence.i: the decode cache is tagged by bits */
+        case OP_fence_i:            /* the decode cache is tagged by bits; exec.c */
+            cpu->fence_i_count++;   /* flushes translations after interp_block */
+            break;
         case OP_ecall:
             cpu->pc = pc;
             return EXIT_ECALL;
