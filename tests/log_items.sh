@@ -74,6 +74,10 @@ ind=$(sed -n 's/^xlat stats: block exits indirect .*(\([0-9]*\)).*/\1/p' "$TMP/e
     { echo "log_items: stats: insns executed $insns, want >= $((5 * TRIPS))"; fail=1; }
 [[ ${ind:-0} -gt 0 ]] || { echo "log_items: stats: no indirect exits (returns)"; fail=1; }
 grep -Eq '^xlat stats: insns per block +[0-9]+\.[0-9]{2}$' "$TMP/err" || { echo "log_items: stats: no insns per block"; fail=1; }
+# first-interp: blocks that run once are interpreted, and none with it off.
+[[ $(stat 'first runs interpreted') -gt 20 ]] ||
+    { echo "log_items: stats: first runs interpreted '$(stat 'first runs interpreted')', want > 20"; fail=1; }
+run no-first-interp '^xlat stats: first runs interpreted +0$' -d stats --tune no-first-interp
 run nochain '^xlat stats: chains made +0$' -d nochain,stats
 [[ $(stat 'direct exits') -gt $chained ]] || { echo "log_items: nochain: direct exits did not grow"; fail=1; }
 # Chained or not, the same blocks run: chained entries are counted.

@@ -142,7 +142,9 @@ static struct {
 
 /* Dispatcher counters for -d stats: per thread (no shared cache line on
  * the dispatch path), added to dstats_sum when the thread ends or prints. */
-typedef struct { uint64_t lookups, jc_hits, direct_exits, indirect_exits, poll_exits; } DispatchStats;
+typedef struct {
+    uint64_t lookups, jc_hits, direct_exits, indirect_exits, poll_exits, first_runs;
+} DispatchStats;
 static __thread DispatchStats dstats;
 static DispatchStats dstats_sum;
 
@@ -1009,6 +1011,7 @@ static enum exit_reason interp_block(CPUState *cpu)
 {
     uint32_t fences = cpu->fence_i_count;
     enum exit_reason er = EXIT_NONE;
+    dstats.first_runs++;
     for (int i = 0; i < TB_MAX_INSNS && er == EXIT_NONE; i++) {
         uint64_t pc = cpu->pc;
         er = interp_step(cpu);
@@ -1216,6 +1219,7 @@ void exec_print_stats(void)
     FILE *f = opt.log_file;
     fprintf(f, "xlat stats: blocks translated     %llu\n", (unsigned long long)stats.translated);
     fprintf(f, "xlat stats: blocks warmed (fork)  %llu\n", (unsigned long long)stats.warmed);
+    fprintf(f, "xlat stats: first runs interpreted %llu\n", (unsigned long long)d.first_runs);
     fprintf(f, "xlat stats: blocks invalidated    %llu\n", (unsigned long long)stats.invalidated);
     fprintf(f, "xlat stats: code cache flushes    %llu\n", (unsigned long long)stats.flushes);
     fprintf(f, "xlat stats: chains made           %llu\n", (unsigned long long)stats.chained);
