@@ -78,6 +78,8 @@ static void usage(FILE *out)
         "                     translate to the process that forks next),\n"
         "                     no-first-interp (translate a block on its first run; by\n"
         "                     default its first three runs are interpreted),\n"
+        "                     no-remap (every block keeps the fixed guest-to-host register\n"
+        "                     mapping),\n"
         "                     jc-bits=N (jump cache of 2^N entries, 10..18, default 16)\n"
         "\n"
         "The guest lives in a reserved %llu GiB window of the host address space\n"
@@ -100,7 +102,7 @@ static const struct { const char *name; bool *flag; } tune_items[] = {
     { "xpage", &tune.xpage }, { "cycle-poll", &tune.cycle_poll }, { "poison", &tune.poison },
     { "disp", &tune.disp }, { "checked-reuse", &tune.checked_reuse },
     { "ras", &tune.ras }, { "superblock", &tune.superblock }, { "fork-warm", &tune.fork_warm },
-    { "first-interp", &tune.first_interp },
+    { "first-interp", &tune.first_interp }, { "remap", &tune.remap },
 };
 static char tune_arg[256];          /* every --tune given, for an exec'd xlat */
 

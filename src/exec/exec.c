@@ -983,26 +983,40 @@ static inline unsigned dflags(void)
  * four times), and translating a block costs about as much as interpreting
  * it a few dozen times. So a block's first INTERP_RUNS runs are interpreted
  * and it is translated when it runs again (/usr/bin/true: 1 run -26%, then
- * 3 runs another -11%; more gained nothing). The runs are counted in a
- * direct-mapped table by pc: a collision only costs more interpreted runs.
- * Not while -d logs translations or traces blocks (every block run must
- * show there).
+ * 3 runs another -11%; more gained nothing).
+ *
+ * The runs are counted in a direct-mapped table by pc. A pc whose slot
+ * another pc holds is translated at once, and a pc gives its slot back when
+ * it is translated: a collision never makes a block run interpreted more
+ * often (resetting the count instead made cc1, with its tens of thousands
+ * of blocks, 55% slower). Not while -d logs translations or traces blocks
+ * (every block run must show there).
  */
-#define SEEN_BITS 12
+#define SEEN_BITS 13
 #define INTERP_RUNS 3
-static struct { uint64_t pc; uint64_t runs; } seen[1u << SEEN_BITS];
+static uint64_t seen_pc[1u << SEEN_BITS];      /* 0: free */
+static uint8_t seen_runs[1u << SEEN_BITS];
 
 /* With tb_lock held: is this a run of pc to interpret? (Counts it.) */
 static bool interp_run_of(uint64_t pc, unsigned df)
 {
-    if (!tune.first_interp || (df & DF_TRACE) || (opt.log_mask & (LOG_IN_ASM | LOG_OUT_ASM)))
+    if (!tune.first_interp || pc == 0 || (df & DF_TRACE) ||
+        (opt.log_mask & (LOG_IN_ASM | LOG_OUT_ASM)))
         return false;
-    __typeof__(seen[0]) *s = &seen[(pc >> 1) & ((1u << SEEN_BITS) - 1)];
-    if (s->pc != pc) {
-        s->pc = pc;
-        s->runs = 0;
+    size_t i = (pc >> 1) & ((1u << SEEN_BITS) - 1);
+    if (seen_pc[i] == 0) {
+        seen_pc[i] = pc;
+        seen_runs[i] = 1;
+        return true;
     }
-    return s->runs++ < INTERP_RUNS;
+    if (seen_pc[i] != pc)
+        return false;
+    if (seen_runs[i] < INTERP_RUNS) {
+        seen_runs[i]++;
+        return true;
+    }
+    seen_pc[i] = 0;
+    return false;
 }
 
 /*
@@ -1208,8 +1222,14 @@ void exec_fault_restore(void *ucontext)
     while (i + 1 < tb->ninsns && pcmap[tb->pcmap + i + 1][0] <= rel)
         i++;
     cpu->pc = tb->pc + pcmap[tb->pcmap + i][1];
+    /* Guest accesses run with the block's own mapping in effect: a host
+     * register it gave away holds another guest register, and the one it
+     * displaced is in CPUState already (be_choose_remap). */
     for (int h = 0; h < 16; h++) {
         int gr = be_host_guest[h];
+        for (int r = 0; r < tb->nremap; r++)
+            if (tb->remap[r].host == h)
+                gr = tb->remap[r].in;
         if (gr > 0)
             cpu->x[gr] = (uint64_t)g[greg_index[h]];
     }

@@ -40,6 +40,13 @@ typedef struct JCEntry {
 #define TB_MAX_SLOTS 6
 #define TB_SLOT_MASK 7
 
+/* Host registers a block may give to other guest registers (x86/backend.c:
+ * be_choose_remap). */
+#define TB_MAX_REMAP 4
+/* In this block, host register `host` holds guest register `in`, and guest
+ * register `out` (its holder everywhere else) lives in CPUState. */
+typedef struct TBRemap { int8_t host, out, in; } TBRemap;
+
 /* How a block ends, for the -d stats block profile. */
 enum { TB_EXIT_DIRECT, TB_EXIT_INDIRECT, TB_EXIT_OTHER, TB_EXIT_KINDS };
 
@@ -65,6 +72,8 @@ typedef struct TB {
     uintptr_t jmp_in;       /* head of the incoming list: TB|slot */
 
     uint32_t pcmap;         /* index of ninsns (host_off, guest_off) pairs */
+    uint8_t  nremap;        /* host registers this block maps differently */
+    TBRemap  remap[TB_MAX_REMAP];
 
     /* -d stats only: entries into this block, counted by its own code
      * (be_tb_start), chained entries included. */

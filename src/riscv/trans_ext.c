@@ -73,9 +73,8 @@ static void bails_finish(T *t, Bails *b)
     uint8_t *over = emit_jmp(e);
     for (int i = 0; i < b->n; i++)
         emit_patch_rel32(b->jcc[i], e->p);
-    BeSlow *s = &t->c->slow[t->c->nslow++];
+    BeSlow *s = be_slow_add(t->c, t->pc);
     s->jcc = emit_jmp(e);
-    s->pc = t->pc;
     emit_patch_rel32(over, e->p);
     s->resume = e->p;
 }

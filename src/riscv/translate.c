@@ -638,6 +638,41 @@ static void track_constants(T *t)
     }
 }
 
+/* Does the instruction at n (> 0) in a block from page start a new block? */
+static bool block_limit(unsigned n, uint64_t pc, uint64_t page)
+{
+    if (n == TB_MAX_INSNS || pc / GUEST_PAGE_SIZE != page)
+        return true;
+    return (pc + insn_length(*(const uint16_t *)g2h(pc)) - 1) / GUEST_PAGE_SIZE != page;
+}
+
+/*
+ * How often the straight-line code from pc uses each integer register (up
+ * to the first jump or system instruction, on the path where conditional
+ * branches fall through), for be_choose_remap. An estimate: the mapping it
+ * leads to is correct for whatever the block turns out to be.
+ */
+static void count_uses(uint64_t pc, uint8_t uses[32])
+{
+    uint64_t page = pc / GUEST_PAGE_SIZE;
+    memset(uses, 0, 32);
+    for (unsigned n = 0; n == 0 || !block_limit(n, pc, page); n++) {
+        Insn in;
+        if (!insn_decode(fetch(pc), &in))
+            return;
+        const uint8_t regs[3] = { in.rd, in.rs1, in.rs2 };
+        for (int i = 0; i < 3; i++)
+            if (regs[i] < 32 && uses[regs[i]] < UINT8_MAX)
+                uses[regs[i]]++;
+        switch (in.op) {
+        case OP_jal: case OP_jalr: case OP_ecall: case OP_ebreak: case OP_fence_i:
+            return;
+        default:
+            pc += in.len;
+        }
+    }
+}
+
 void translate_block(TB *tb, Emit *e, Emit *cold, uint16_t map[][2])
 {
     BeCtx c = { .e = *e, .cold = *cold, .tb = tb, .entry = e->p };
@@ -645,17 +680,15 @@ void translate_block(TB *tb, Emit *e, Emit *cold, uint16_t map[][2])
     uint64_t pc = tb->pc;
     Insn in;
     T t = { .c = &c, .e = &c.e, .in = &in, .known = 1 };    /* x0 = 0 */
+    uint8_t uses[32];
 
+    count_uses(pc, uses);
+    be_choose_remap(&c, uses);
     be_tb_start(&c);
     for (unsigned n = 0;; n++) {
-        if (n > 0) {
-            /* Stop at the page end and at the length limit. */
-            bool same_page = pc / GUEST_PAGE_SIZE == page;
-            uint64_t len = same_page ? insn_length(*(const uint16_t *)g2h(pc)) : 0;
-            if (n == TB_MAX_INSNS || !same_page || (pc + len - 1) / GUEST_PAGE_SIZE != page) {
-                be_goto_tb(&c, pc);
-                break;
-            }
+        if (n > 0 && block_limit(n, pc, page)) {     /* the page end, the length limit */
+            be_goto_tb(&c, pc);
+            break;
         }
         insn_decode(fetch(pc), &in);
         map[n][0] = (uint16_t)(c.e.p - c.entry);
@@ -673,6 +706,7 @@ void translate_block(TB *tb, Emit *e, Emit *cold, uint16_t map[][2])
     }
     tb->guest_size = (uint32_t)(pc - tb->pc);
     be_tb_finish(&c);
+    be_end_remap();
     e->p = c.e.p;
     cold->p = c.cold.p;
 }

@@ -1,7 +1,8 @@
 /*
  * Internals shared by the translator's files (translate.c: RV64I, control
  * transfers, Zb*; trans_ext.c: M, F, D, FP CSRs): the per-instruction context
- * and the guest-register operand helpers over the backend's fixed mapping.
+ * and the guest-register operand helpers over the backend's mapping (the
+ * fixed one, or the block's own: be_choose_remap).
  */
 #ifndef XLAT_RISCV_TRANSLATE_PRIV_H
 #define XLAT_RISCV_TRANSLATE_PRIV_H
@@ -26,7 +27,7 @@ typedef struct T {
 
 /* -- Operands ---------------------------------------------------------------- */
 
-static inline int hr(int g) { return be_guest_reg[g]; }
+static inline int hr(int g) { return be_cur_map[g]; }
 
 /* Host register to compute guest rd into: its own, or rax. */
 static inline int dst(int g) { return hr(g) >= 0 ? hr(g) : RAX; }

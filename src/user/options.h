@@ -36,6 +36,7 @@ typedef struct Tune {
     bool ras;           /* guest calls and returns are host call and ret (return-address stack) */
     bool checked_reuse;  /* a window check per base register and block, not per access */
     bool fork_warm;     /* forked children report their translations to the forking process */
+    bool remap;         /* a block may map guest registers to host registers its own way */
     bool first_interp;  /* a block's first runs are interpreted, translated when it runs again */
     unsigned jc_bits;   /* log2 of jump cache entries (10..18, default 16) */
 } Tune;

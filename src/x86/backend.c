@@ -30,6 +30,8 @@ const int8_t be_host_guest[16] = {
     [R12] = 1, [R13] = 2, [R14] = -1, [R15] = -1,
 };
 
+const int8_t *be_cur_map = be_guest_reg;
+
 /* The helper behind be_call_interp (exec.c). */
 extern uint64_t jit_helper_interp(CPUState *cpu, uint64_t pc);
 
@@ -47,6 +49,87 @@ void be_load_mapped(Emit *e)
     for (int g = 1; g < 32; g++)
         if (be_guest_reg[g] >= 0)
             emit_ld64(e, be_guest_reg[g], REG_CPU, CPU_X_OFF(g));
+}
+
+/* -- Per-block mapping --------------------------------------------------------- */
+
+#define REMAP_MIN_USES 4        /* a swap costs two moves at entry and two per exit */
+
+void be_choose_remap(BeCtx *c, const uint8_t uses[32])
+{
+    TB *tb = c->tb;
+    memcpy(c->map, be_guest_reg, sizeof c->map);
+    be_cur_map = c->map;
+    tb->nremap = 0;
+    if (!tune.remap)
+        return;
+    bool taken[32] = { false };
+    while (tb->nremap < TB_MAX_REMAP) {
+        int in = -1, out = -1;
+        for (int g = 1; g < 32; g++)
+            if (c->map[g] < 0 && !taken[g] && uses[g] >= REMAP_MIN_USES &&
+                (in < 0 || uses[g] > uses[in]))
+                in = g;
+        /* RDX: x18's host register, parked by name around divisions (trans_ext.c). */
+        for (int g = 1; g < 32 && in > 0; g++)
+            if (be_guest_reg[g] >= 0 && c->map[g] >= 0 && uses[g] == 0 && be_guest_reg[g] != RDX) {
+                out = g;
+                break;
+            }
+        if (in < 0 || out < 0)
+            break;
+        taken[in] = true;
+        tb->remap[tb->nremap++] = (TBRemap){ .host = c->map[out], .out = (int8_t)out, .in = (int8_t)in };
+        c->map[in] = c->map[out];
+        c->map[out] = -1;
+    }
+}
+
+void be_end_remap(void) { be_cur_map = be_guest_reg; }
+
+/* The fixed mapping -> the block's (at its entry, after a call out). */
+static void emit_swap_in(const TB *tb, Emit *e)
+{
+    for (int i = 0; i < tb->nremap; i++) {
+        const TBRemap *r = &tb->remap[i];
+        emit_st64(e, r->host, REG_CPU, CPU_X_OFF(r->out));
+        emit_ld64(e, r->host, REG_CPU, CPU_X_OFF(r->in));
+    }
+}
+
+/* The block's mapping -> the fixed one (moves only: the flags survive). */
+static void emit_swap_out(const TB *tb, Emit *e)
+{
+    for (int i = 0; i < tb->nremap; i++) {
+        const TBRemap *r = &tb->remap[i];
+        emit_st64(e, r->host, REG_CPU, CPU_X_OFF(r->in));
+        emit_ld64(e, r->host, REG_CPU, CPU_X_OFF(r->out));
+    }
+}
+
+/* Before code that leaves the block or calls out: the fixed mapping. */
+static void unmap(BeCtx *c)
+{
+    if (c->remapped) {
+        emit_swap_out(c->tb, &c->e);
+        c->remapped = false;
+    }
+}
+
+/* After a side exit or a call that comes back: the block's mapping again. */
+static void remap(BeCtx *c)
+{
+    if (c->tb->nremap && !c->remapped) {
+        emit_swap_in(c->tb, &c->e);
+        c->remapped = true;
+    }
+}
+
+BeSlow *be_slow_add(BeCtx *c, uint64_t pc)
+{
+    BeSlow *s = &c->slow[c->nslow++];
+    *s = (BeSlow){ .pc = pc, .remapped = c->remapped };
+    return s;
 }
 
 /* -- Runtime stubs ---------------------------------------------------------- */
@@ -202,7 +285,11 @@ static void exit_with(Emit *e, int code)
 }
 
 void be_set_pc(BeCtx *c, uint64_t pc) { set_pc(&c->e, pc); }
-void be_exit(BeCtx *c, int code)      { exit_with(&c->e, code); }
+void be_exit(BeCtx *c, int code)
+{
+    unmap(c);
+    exit_with(&c->e, code);
+}
 
 /*
  * Exit poll (exit_request and jit_kick, adjacent ints: one 8-byte compare)
@@ -227,6 +314,7 @@ static void exit_poll(BeCtx *c, uint64_t target, bool indirect)
     p->jcc = emit_poll_test(&c->e);
     p->target = target;
     p->indirect = indirect;
+    p->remapped = c->remapped;
 }
 
 /* The next slot's target and the field its patchable jump will have. */
@@ -245,6 +333,7 @@ static void slot_jump(BeCtx *c, uint64_t target, int cc)
 
 void be_goto_tb(BeCtx *c, uint64_t target)
 {
+    unmap(c);
     /* A cycle of blocks has an edge to a block starting at or below its
      * source's start: poll there (and at indirect exits). */
     if (target <= c->tb->pc)
@@ -260,13 +349,16 @@ void be_branch_begin(BeCtx *c, uint64_t pc, uint64_t taken, uint64_t next)
 
 void be_branch_end(BeCtx *c, int cc, uint64_t taken, uint64_t next)
 {
+    unmap(c);
     slot_jump(c, taken, cc);
     slot_jump(c, next, -1);
 }
 
 void be_side_exit(BeCtx *c, int cc, uint64_t taken)
 {
+    unmap(c);
     slot_jump(c, taken, cc);
+    remap(c);
 }
 
 /*
@@ -277,6 +369,7 @@ void be_side_exit(BeCtx *c, int cc, uint64_t taken)
  */
 void be_goto_ptr(BeCtx *c)
 {
+    unmap(c);
     if (!tune.nostore)
         emit_st64(&c->e, RAX, REG_CPU, offsetof(CPUState, pc));
     if (!tune.poison)
@@ -313,6 +406,7 @@ static void ras_landing(BeCtx *c, uint64_t ret_pc)
 
 void be_call_direct(BeCtx *c, uint64_t target, uint64_t ret_pc)
 {
+    unmap(c);
     if (target <= c->tb->pc)
         exit_poll(c, target, false);
     ras_limit(c);
@@ -322,6 +416,7 @@ void be_call_direct(BeCtx *c, uint64_t target, uint64_t ret_pc)
 
 void be_call_ptr(BeCtx *c, uint64_t ret_pc)
 {
+    unmap(c);
     ras_limit(c);
     uint8_t *call = emit_call(&c->e);
     ras_landing(c, ret_pc);
@@ -331,6 +426,7 @@ void be_call_ptr(BeCtx *c, uint64_t ret_pc)
 
 void be_return(BeCtx *c)
 {
+    unmap(c);
     if (!tune.nostore)
         emit_st64(&c->e, RAX, REG_CPU, offsetof(CPUState, pc));
     exit_poll(c, 0, true);      /* a ret passes no poisoned probe */
@@ -358,6 +454,7 @@ void be_tb_start(BeCtx *c)
         emit_modrm_mem(&c->e, OPC_ARITH_EvIb | P_REXW, ARITH_ADD, RAX, NO_REG, 0, 0);
         emit_u8(&c->e, 1);
     }
+    remap(c);
 }
 
 void be_tb_finish(BeCtx *c)
@@ -365,9 +462,13 @@ void be_tb_finish(BeCtx *c)
     Emit *e = &c->cold;
     for (int i = 0; i < c->nslow; i++) {
         emit_patch_rel32(c->slow[i].jcc, e->p);
+        if (c->slow[i].remapped)
+            emit_swap_out(c->tb, e);
         emit_mov_ri(e, RAX, c->slow[i].pc);
         if (c->slow[i].resume) {
             emit_patch_rel32(emit_call(e), jit_rt.interp_call);
+            if (c->slow[i].remapped)
+                emit_swap_in(c->tb, e);
             emit_patch_rel32(emit_jmp(e), c->slow[i].resume);
         } else {
             emit_patch_rel32(emit_jmp(e), jit_rt.interp_exit);
@@ -382,6 +483,8 @@ void be_tb_finish(BeCtx *c)
     }
     for (int i = 0; i < c->npoll; i++) {
         emit_patch_rel32(c->poll[i].jcc, e->p);
+        if (c->poll[i].remapped)
+            emit_swap_out(c->tb, e);
         if (c->poll[i].indirect)
             emit_st64(e, RAX, REG_CPU, offsetof(CPUState, pc));
         else
@@ -399,8 +502,10 @@ void be_tb_finish(BeCtx *c)
 
 void be_call_interp(BeCtx *c, uint64_t pc)
 {
+    unmap(c);
     emit_mov_ri(&c->e, RAX, pc);
     emit_patch_rel32(emit_call(&c->e), jit_rt.interp_call);
+    remap(c);
     c->checked = 0;             /* the interpreter may have written any register */
 }
 
@@ -422,10 +527,8 @@ static void window_check(BeCtx *c, int addr, int base, uint64_t pc)
     if (tune.checked_reuse && base > 0 && (c->checked >> base & 1))
         return;
     emit_arith_rm(&c->e, ARITH_CMP, addr, REG_CPU, offsetof(CPUState, guest_limit), false);
-    BeSlow *s = &c->slow[c->nslow++];
+    BeSlow *s = be_slow_add(c, pc);
     s->jcc = emit_jcc(&c->e, CC_AE);
-    s->pc = pc;
-    s->resume = NULL;
     if (base > 0)
         c->checked |= 1u << base;
 }

@@ -39,16 +39,22 @@
 extern const int8_t be_guest_reg[32];
 /* Guest register held by host register h, or -1. */
 extern const int8_t be_host_guest[16];
+/*
+ * The mapping the translator uses for the block it is translating: the
+ * fixed be_guest_reg, or the block's own (be_choose_remap). Translation is
+ * serialized (tb_lock), so one pointer serves.
+ */
+extern const int8_t *be_cur_map;
 
 #define CPU_X_OFF(g) ((int32_t)(offsetof(CPUState, x) + 8 * (g)))
 
 /* Per-block code generation state. */
 /* An out-of-line interpreter call for pc, then back to resume (NULL: leave
  * to the dispatcher instead). */
-typedef struct BeSlow { uint8_t *jcc; uint8_t *resume; uint64_t pc; } BeSlow;
+typedef struct BeSlow { uint8_t *jcc; uint8_t *resume; uint64_t pc; bool remapped; } BeSlow;
 typedef struct BeStub { uint64_t target; } BeStub;     /* slot n: stub[n] */
 /* An exit poll's branch to its stub; indirect: the target pc is in rax. */
-typedef struct BePoll { uint8_t *jcc; uint64_t target; bool indirect; } BePoll;
+typedef struct BePoll { uint8_t *jcc; uint64_t target; bool indirect, remapped; } BePoll;
 
 typedef struct BeCtx {
     Emit e;
@@ -63,7 +69,24 @@ typedef struct BeCtx {
     BePoll poll[TB_MAX_SLOTS + 1]; /* exit polls on cycle-closing exits (--tune cycle-poll) */
     int npoll;
     uint32_t checked;           /* guest registers known to be below the window limit */
+    int8_t map[32];             /* this block's mapping (be_cur_map while translating) */
+    bool remapped;              /* code emitted here runs with tb->remap in effect */
 } BeCtx;
+
+/*
+ * Per-block register mapping (--tune remap): given how often the block's
+ * code uses each guest register, let up to TB_MAX_REMAP host registers
+ * whose guest registers it does not use hold guest registers it uses often
+ * that live in CPUState (a hash round's temporaries). The block swaps them
+ * in at its entry and back before every exit, call out and slow path, so
+ * everything outside it, and everything it chains to, sees the fixed
+ * mapping. Sets c->map and be_cur_map; call before be_tb_start.
+ */
+void be_choose_remap(BeCtx *c, const uint8_t uses[32]);
+/* Done translating: be_cur_map back to the fixed mapping. */
+void be_end_remap(void);
+/* An out-of-line interpreter call for pc (its jcc and resume set by the caller). */
+BeSlow *be_slow_add(BeCtx *c, uint64_t pc);
 
 /* Write the runtime stubs at e (once per code buffer generation). */
 void be_gen_runtime(Emit *e, JitRuntime *rt, uint8_t *gbase);
