@@ -12,7 +12,7 @@
  *
  * Lookup: cpu->pc -> this thread's jump cache (direct mapped by pc, also
  * probed by translated code for indirect jumps) -> the global hash table
- * -> translate. Direct exits are chained (their jmp patched to the next TB)
+ * -> translate, or interpret the block's first runs (--tune first-interp). Direct exits are chained (their jmp patched to the next TB)
  * the first time they are taken, unless -d nochain or -d exec; across guest
  * pages too (--tune xpage): invalidation unlinks every jump into a dropped
  * TB, whatever page it comes from.

@@ -647,30 +647,33 @@ static bool block_limit(unsigned n, uint64_t pc, uint64_t page)
 }
 
 /*
- * How often the straight-line code from pc uses each integer register (up
- * to the first jump or system instruction, on the path where conditional
- * branches fall through), for be_choose_remap. An estimate: the mapping it
- * leads to is correct for whatever the block turns out to be.
+ * Decode the straight-line code from pc into pre[] (up to the first jump or
+ * system instruction, on the path where conditional branches fall through;
+ * the block translated from it is usually exactly this) and count how often
+ * it uses each integer register, for be_choose_remap. Returns how many
+ * instructions were decoded. The counts are an estimate: the mapping they
+ * lead to is correct for whatever the block turns out to be.
  */
-static void count_uses(uint64_t pc, uint8_t uses[32])
+static unsigned predecode(uint64_t pc, Insn pre[TB_MAX_INSNS], uint8_t uses[32])
 {
     uint64_t page = pc / GUEST_PAGE_SIZE;
     memset(uses, 0, 32);
     for (unsigned n = 0; n == 0 || !block_limit(n, pc, page); n++) {
-        Insn in;
-        if (!insn_decode(fetch(pc), &in))
-            return;
-        const uint8_t regs[3] = { in.rd, in.rs1, in.rs2 };
+        Insn *in = &pre[n];
+        insn_decode(fetch(pc), in);
+        const uint8_t regs[3] = { in->rd, in->rs1, in->rs2 };
         for (int i = 0; i < 3; i++)
             if (regs[i] < 32 && uses[regs[i]] < UINT8_MAX)
                 uses[regs[i]]++;
-        switch (in.op) {
+        switch (in->op) {
         case OP_jal: case OP_jalr: case OP_ecall: case OP_ebreak: case OP_fence_i:
-            return;
+        case OP_illegal:
+            return n + 1;
         default:
-            pc += in.len;
+            pc += in->len;
         }
     }
+    return TB_MAX_INSNS;
 }
 
 void translate_block(TB *tb, Emit *e, Emit *cold, uint16_t map[][2])
@@ -681,8 +684,9 @@ void translate_block(TB *tb, Emit *e, Emit *cold, uint16_t map[][2])
     Insn in;
     T t = { .c = &c, .e = &c.e, .in = &in, .known = 1 };    /* x0 = 0 */
     uint8_t uses[32];
+    Insn pre[TB_MAX_INSNS];
+    unsigned npre = predecode(pc, pre, uses);     /* the loop below goes through pc in order */
 
-    count_uses(pc, uses);
     be_choose_remap(&c, uses);
     be_tb_start(&c);
     for (unsigned n = 0;; n++) {
@@ -690,7 +694,10 @@ void translate_block(TB *tb, Emit *e, Emit *cold, uint16_t map[][2])
             be_goto_tb(&c, pc);
             break;
         }
-        insn_decode(fetch(pc), &in);
+        if (n < npre)
+            in = pre[n];
+        else
+            insn_decode(fetch(pc), &in);
         map[n][0] = (uint16_t)(c.e.p - c.entry);
         map[n][1] = (uint16_t)(pc - tb->pc);
         tb->ninsns = (uint16_t)(n + 1);

@@ -4,7 +4,9 @@
  * The mapping below was chosen by counting register operands in the .text
  * of Debian's riscv64 cc1 (gcc 14): a5 a0 ra sp a4 s0 a3 a1 s1 a2 s2 are the
  * eleven most used (then s3..s8, a6), in that order. The most used get the
- * callee-saved host registers, which C helpers preserve.
+ * callee-saved host registers, which C helpers preserve. A block may lend
+ * the host registers of guest registers it does not use to others it uses
+ * often (be_choose_remap); outside the block the mapping is always this.
  */
 #include "x86/backend.h"
 
@@ -53,7 +55,10 @@ void be_load_mapped(Emit *e)
 
 /* -- Per-block mapping --------------------------------------------------------- */
 
-#define REMAP_MIN_USES 4        /* a swap costs two moves at entry and two per exit */
+/* A swap costs two moves at the entry and two at the exit taken; a use in
+ * a host register instead of CPUState saves a load or a store, and its
+ * latency in a dependency chain. */
+#define REMAP_MIN_USES 6
 
 void be_choose_remap(BeCtx *c, const uint8_t uses[32])
 {
@@ -354,11 +359,20 @@ void be_branch_end(BeCtx *c, int cc, uint64_t taken, uint64_t next)
     slot_jump(c, next, -1);
 }
 
+/*
+ * In a block with its own mapping, the taken side goes through a cold
+ * trampoline that restores the fixed mapping and holds the slot's jump, so
+ * the path that stays in the block pays nothing for it.
+ */
 void be_side_exit(BeCtx *c, int cc, uint64_t taken)
 {
-    unmap(c);
-    slot_jump(c, taken, cc);
-    remap(c);
+    if (!c->remapped) {
+        slot_jump(c, taken, cc);
+        return;
+    }
+    emit_patch_rel32(emit_jcc(&c->e, cc), c->cold.p);
+    emit_swap_out(c->tb, &c->cold);
+    slot_add(c, emit_jmp_aligned(&c->cold), taken);
 }
 
 /*
