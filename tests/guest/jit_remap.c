@@ -2,9 +2,11 @@
  * Blocks that keep guest registers living in CPUState (t3..t6, s3..s5) in
  * host registers their code leaves free (--tune remap): the values must be
  * right after every way out of such a block, and in a signal frame taken
- * inside one. Each kernel below computes with t3..t6 (four uses and more
- * each, so the block takes them) while s0, s1, a1, a2, which hold known
- * values and are not used in the block, give up their host registers:
+ * inside one. Each kernel below computes with t3..t6 (six uses and more in
+ * its first basic block, so the block takes them) while registers the
+ * block does not use give up their host registers: ra and sp (the signal
+ * frame is built from sp), and s0, s1, a1, a2 if more are needed, which
+ * hold known values checked at the end:
  * - a loop with a side exit taken every fourth trip,
  * - a system call (getpid) in the middle,
  * - an AMO (run by the interpreter) in the middle,
@@ -77,15 +79,15 @@ __asm__(
     EPILOGUE);
 
 static sigjmp_buf jb;
-static volatile uint64_t seen[8];
+static volatile uint64_t seen[9];
 
 static void on_segv(int sig, siginfo_t *si, void *uc_)
 {
     (void)sig; (void)si;
     ucontext_t *uc = uc_;
     unsigned long *r = uc->uc_mcontext.__gregs;     /* [0] = pc, [n] = xn */
-    const int regs[8] = { 28, 29, 30, 31, 8, 9, 11, 12 };   /* t3..t6, s0, s1, a1, a2 */
-    for (int i = 0; i < 8; i++)
+    const int regs[9] = { 28, 29, 30, 31, 8, 9, 11, 12, 1 };  /* t3..t6, s0, s1, a1, a2, ra */
+    for (int i = 0; i < 9; i++)
         seen[i] = r[regs[i]];
     siglongjmp(jb, 1);
 }
@@ -131,9 +133,11 @@ int main(void)
         printf("registers at the fault: t3 %llx t4 %llx t5 %llx t6 %llx\n",
                (unsigned long long)seen[0], (unsigned long long)seen[1],
                (unsigned long long)seen[2], (unsigned long long)seen[3]);
-        printf("  s0 %llx s1 %llx a1 %llx a2 %llx\n", (unsigned long long)seen[4],
-               (unsigned long long)seen[5], (unsigned long long)seen[6],
-               (unsigned long long)seen[7]);
+        printf("  s0 %llx s1 %llx a1 %llx a2 %llx, ra is main's: %s\n",
+               (unsigned long long)seen[4], (unsigned long long)seen[5],
+               (unsigned long long)seen[6], (unsigned long long)seen[7],
+               seen[8] > (uint64_t)(uintptr_t)main && seen[8] < (uint64_t)(uintptr_t)main + 4096
+                   ? "yes" : "no");
     }
     return 0;
 }
