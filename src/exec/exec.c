@@ -12,10 +12,11 @@
  *
  * Lookup: cpu->pc -> this thread's jump cache (direct mapped by pc, also
  * probed by translated code for indirect jumps) -> the global hash table
- * -> translate, or interpret the block's first runs (--tune first-interp). Direct exits are chained (their jmp patched to the next TB)
- * the first time they are taken, unless -d nochain or -d exec; across guest
- * pages too (--tune xpage): invalidation unlinks every jump into a dropped
- * TB, whatever page it comes from.
+ * -> translate, or interpret the block's first runs (--tune first-interp).
+ * Direct exits are chained (their jmp patched to the next TB) the first
+ * time they are taken, unless -d nochain or -d exec; across guest pages too
+ * (--tune xpage): invalidation unlinks every jump into a dropped TB,
+ * whatever page it comes from.
  *
  * Exit requests (a signal, another thread, a flush) set cpu->exit_request
  * or jit_kick. Translated code polls them only on exits that can close a
