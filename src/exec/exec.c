@@ -1020,6 +1020,15 @@ static bool interp_run_of(uint64_t pc, unsigned df)
     return false;
 }
 
+/* fence.i, translated or interpreted: drop every translation (from run_loop,
+ * inside the cache). */
+static void flush_for_fence_i(void)
+{
+    cache_exit();
+    flush(__atomic_load_n(&flush_gen, __ATOMIC_ACQUIRE));
+    cache_enter();
+}
+
 /*
  * Interpret the straight-line code at cpu->pc: until an instruction moves
  * the pc elsewhere or needs the loop (a system call, a fault), at most
@@ -1037,11 +1046,8 @@ static enum exit_reason interp_block(CPUState *cpu)
         if (cpu->pc != pc + 2 && cpu->pc != pc + 4)
             break;
     }
-    if (cpu->fence_i_count != fences) {
-        cache_exit();
-        flush(__atomic_load_n(&flush_gen, __ATOMIC_ACQUIRE));
-        cache_enter();
-    }
+    if (cpu->fence_i_count != fences)
+        flush_for_fence_i();
     return er;
 }
 
@@ -1149,9 +1155,7 @@ static __attribute__((noinline)) enum exit_reason run_loop(CPUState *cpu)
             cpu->jit_kick = 0;
             break;
         case EXIT_FENCEI:
-            cache_exit();
-            flush(__atomic_load_n(&flush_gen, __ATOMIC_ACQUIRE));
-            cache_enter();
+            flush_for_fence_i();
             break;
         default:
             return (enum exit_reason)code;

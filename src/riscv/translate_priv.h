@@ -93,13 +93,13 @@ static inline void arith_src(Emit *e, int op, int d, int g, bool w32)
         emit_arith_rm(e, op, d, REG_CPU, CPU_X_OFF(g), w32);
 }
 
+/* The host has FMA3 and the OS enabled it (set by translate_init). */
+extern bool host_has_fma;
+
 /*
  * Translate one M/F/D/FP-CSR instruction natively (trans_ext.c); false if it
  * must go to the interpreter helper.
  */
-/* The host has FMA3 and the OS enabled it (set by translate_init). */
-extern bool host_has_fma;
-
 bool translate_ext(T *t);
 
 #endif

@@ -337,8 +337,7 @@ static int64_t clone_fork(CPUState *cpu, const CloneArgs *ca)
 
     if (opt.log_file)
         fflush(opt.log_file);          /* no half-written strace line in both */
-    if (!opt.interp_only)
-        exec_before_fork();
+    exec_before_fork();
     pid_t pid = fork();
     if (pid < 0)
         return -errno;

@@ -92,23 +92,17 @@ void be_choose_remap(BeCtx *c, const uint8_t uses[32])
 
 void be_end_remap(void) { be_cur_map = be_guest_reg; }
 
-/* The fixed mapping -> the block's (at its entry, after a call out). */
-static void emit_swap_in(const TB *tb, Emit *e)
+/*
+ * Swap each lent host register's guest register: to the block's mapping
+ * (at its entry, after a call out) or back to the fixed one. Moves only, so
+ * the flags survive.
+ */
+static void emit_swap(const TB *tb, Emit *e, bool to_block)
 {
     for (int i = 0; i < tb->nremap; i++) {
         const TBRemap *r = &tb->remap[i];
-        emit_st64(e, r->host, REG_CPU, CPU_X_OFF(r->out));
-        emit_ld64(e, r->host, REG_CPU, CPU_X_OFF(r->in));
-    }
-}
-
-/* The block's mapping -> the fixed one (moves only: the flags survive). */
-static void emit_swap_out(const TB *tb, Emit *e)
-{
-    for (int i = 0; i < tb->nremap; i++) {
-        const TBRemap *r = &tb->remap[i];
-        emit_st64(e, r->host, REG_CPU, CPU_X_OFF(r->in));
-        emit_ld64(e, r->host, REG_CPU, CPU_X_OFF(r->out));
+        emit_st64(e, r->host, REG_CPU, CPU_X_OFF(to_block ? r->out : r->in));
+        emit_ld64(e, r->host, REG_CPU, CPU_X_OFF(to_block ? r->in : r->out));
     }
 }
 
@@ -116,7 +110,7 @@ static void emit_swap_out(const TB *tb, Emit *e)
 static void unmap(BeCtx *c)
 {
     if (c->remapped) {
-        emit_swap_out(c->tb, &c->e);
+        emit_swap(c->tb, &c->e, false);
         c->remapped = false;
     }
 }
@@ -125,7 +119,7 @@ static void unmap(BeCtx *c)
 static void remap(BeCtx *c)
 {
     if (c->tb->nremap && !c->remapped) {
-        emit_swap_in(c->tb, &c->e);
+        emit_swap(c->tb, &c->e, true);
         c->remapped = true;
     }
 }
@@ -371,7 +365,7 @@ void be_side_exit(BeCtx *c, int cc, uint64_t taken)
         return;
     }
     emit_patch_rel32(emit_jcc(&c->e, cc), c->cold.p);
-    emit_swap_out(c->tb, &c->cold);
+    emit_swap(c->tb, &c->cold, false);
     slot_add(c, emit_jmp_aligned(&c->cold), taken);
 }
 
@@ -477,12 +471,12 @@ void be_tb_finish(BeCtx *c)
     for (int i = 0; i < c->nslow; i++) {
         emit_patch_rel32(c->slow[i].jcc, e->p);
         if (c->slow[i].remapped)
-            emit_swap_out(c->tb, e);
+            emit_swap(c->tb, e, false);
         emit_mov_ri(e, RAX, c->slow[i].pc);
         if (c->slow[i].resume) {
             emit_patch_rel32(emit_call(e), jit_rt.interp_call);
             if (c->slow[i].remapped)
-                emit_swap_in(c->tb, e);
+                emit_swap(c->tb, e, true);
             emit_patch_rel32(emit_jmp(e), c->slow[i].resume);
         } else {
             emit_patch_rel32(emit_jmp(e), jit_rt.interp_exit);
@@ -498,7 +492,7 @@ void be_tb_finish(BeCtx *c)
     for (int i = 0; i < c->npoll; i++) {
         emit_patch_rel32(c->poll[i].jcc, e->p);
         if (c->poll[i].remapped)
-            emit_swap_out(c->tb, e);
+            emit_swap(c->tb, e, false);
         if (c->poll[i].indirect)
             emit_st64(e, RAX, REG_CPU, offsetof(CPUState, pc));
         else
