@@ -80,6 +80,8 @@ static void usage(FILE *out)
         "                     default its first three runs are interpreted),\n"
         "                     no-remap (every block keeps the fixed guest-to-host register\n"
         "                     mapping),\n"
+        "                     no-narrow (sign-extend every 32-bit result, even one that\n"
+        "                     only 32-bit operations read before it is overwritten),\n"
         "                     jc-bits=N (jump cache of 2^N entries, 10..18, default 16)\n"
         "\n"
         "The guest lives in a reserved %llu GiB window of the host address space\n"
@@ -103,6 +105,7 @@ static const struct { const char *name; bool *flag; } tune_items[] = {
     { "disp", &tune.disp }, { "checked-reuse", &tune.checked_reuse },
     { "ras", &tune.ras }, { "superblock", &tune.superblock }, { "fork-warm", &tune.fork_warm },
     { "first-interp", &tune.first_interp }, { "remap", &tune.remap },
+    { "narrow", &tune.narrow },
 };
 static char tune_arg[256];          /* every --tune given, for an exec'd xlat */
 

@@ -1251,6 +1251,8 @@ void exec_print_stats(void)
     fprintf(f, "xlat stats: first runs interpreted %llu\n", (unsigned long long)d.first_runs);
     fprintf(f, "xlat stats: blocks invalidated    %llu\n", (unsigned long long)stats.invalidated);
     fprintf(f, "xlat stats: code cache flushes    %llu\n", (unsigned long long)stats.flushes);
+    fprintf(f, "xlat stats: code bytes            %zu in line, %zu out of line\n",
+            code_used - code_base, cold_used - HOT_END);
     fprintf(f, "xlat stats: chains made           %llu\n", (unsigned long long)stats.chained);
     fprintf(f, "xlat stats: chains unmade         %llu\n", (unsigned long long)stats.unchained);
     fprintf(f, "xlat stats: dispatcher lookups    %llu\n", (unsigned long long)d.lookups);

@@ -73,7 +73,7 @@ static void alu_rr(T *t, int op, bool commutative, bool w32)
     load_into(t->e, d, a);
     arith_src(t->e, op, d, b, w32);
 done:
-    if (w32)
+    if (w32 && t->sext)
         emit_movslq(t->e, d, d);
     writeback(t->e, in->rd, d);
 }
@@ -86,7 +86,7 @@ static void alu_ri(T *t, int op, bool w32)
         return;
     load_into(t->e, d, in->rs1);
     emit_arith_ri(t->e, op, d, (int32_t)in->imm, w32);
-    if (w32)
+    if (w32 && t->sext)
         emit_movslq(t->e, d, d);
     writeback(t->e, in->rd, d);
 }
@@ -106,7 +106,7 @@ static void tr_addi(T *t, bool w32)
         emit_mov_rr(t->e, d, s);
     else
         emit_lea(t->e, d, s, NO_REG, 0, (int32_t)in->imm, w32);
-    if (w32)
+    if (w32 && t->sext)
         emit_movslq(t->e, d, d);
     writeback(t->e, in->rd, d);
 }
@@ -141,7 +141,7 @@ static void shift_imm(T *t, int op, bool w32)
     int d = dst(in->rd);
     load_into(t->e, d, in->rs1);
     emit_shift_ri(t->e, op, d, (unsigned)in->imm & (w32 ? 31 : 63), w32);
-    if (w32)
+    if (w32 && t->sext)
         emit_movslq(t->e, d, d);
     writeback(t->e, in->rd, d);
 }
@@ -155,7 +155,7 @@ static void shift_reg(T *t, int op, bool w32)
     load_into(t->e, RCX, in->rs2);          /* before d: rd may be rs2 */
     load_into(t->e, d, in->rs1);
     emit_shift_cl(t->e, op, d, w32);
-    if (w32)
+    if (w32 && t->sext)
         emit_movslq(t->e, d, d);
     writeback(t->e, in->rd, d);
 }
@@ -173,7 +173,7 @@ static void tr_mul(T *t, bool w32)
     }
     int s = src(t->e, b, RCX);
     emit_imul_rr(t->e, d, s, w32);
-    if (w32)
+    if (w32 && t->sext)
         emit_movslq(t->e, d, d);
     writeback(t->e, in->rd, d);
 }
@@ -647,11 +647,13 @@ static bool block_limit(unsigned n, uint64_t pc, uint64_t page)
 }
 
 /*
- * Decode the basic block at pc into pre[] (to its first branch, jump or
- * system instruction) and count how often it uses each integer register,
- * for be_choose_remap. Returns how many instructions were decoded. Only the
- * first basic block counts: a superblock is often left at an early side
- * exit, and a mapping paid for at the entry must pay off before it (cc1
+ * Decode the instructions a block at pc may hold into pre[]: through
+ * conditional branches (a superblock goes on past them) to its first jump or
+ * system instruction or its limit. Returns how many were decoded; the block
+ * translated may end sooner (at a branch, when it has no slot left). Counts
+ * how often the first basic block uses each integer register, for
+ * be_choose_remap: only the first, as a superblock is often left at an early
+ * side exit, and a mapping paid for at the entry must pay off before it (cc1
  * -O2 was 6% slower counting the whole superblock). The counts are an
  * estimate: the mapping they lead to is correct for whatever the block
  * turns out to be.
@@ -659,24 +661,95 @@ static bool block_limit(unsigned n, uint64_t pc, uint64_t page)
 static unsigned predecode(uint64_t pc, Insn pre[TB_MAX_INSNS], uint8_t uses[32])
 {
     uint64_t page = pc / GUEST_PAGE_SIZE;
+    bool first_bb = true;
+    unsigned n;
     memset(uses, 0, 32);
-    for (unsigned n = 0; n == 0 || !block_limit(n, pc, page); n++) {
+    for (n = 0; n == 0 || !block_limit(n, pc, page); n++) {
         Insn *in = &pre[n];
         insn_decode(fetch(pc), in);
         const uint8_t regs[3] = { in->rd, in->rs1, in->rs2 };
-        for (int i = 0; i < 3; i++)
+        for (int i = 0; i < 3 && first_bb; i++)
             if (regs[i] < 32 && uses[regs[i]] < UINT8_MAX)
                 uses[regs[i]]++;
         switch (in->op) {
         case OP_beq: case OP_bne: case OP_blt: case OP_bge: case OP_bltu: case OP_bgeu:
+            first_bb = false;
+            break;
         case OP_jal: case OP_jalr: case OP_ecall: case OP_ebreak: case OP_fence_i:
         case OP_illegal:
             return n + 1;
         default:
-            pc += in->len;
+            break;
         }
+        pc += in->len;
     }
-    return TB_MAX_INSNS;
+    return n;       /* the page end or the length limit */
+}
+
+/* -- Narrow results (--tune narrow) ------------------------------------------------- */
+
+/*
+ * How an instruction treats the upper 32 bits of its integer operands, for
+ * stays_narrow. Only instructions translated inline that cannot fault, call
+ * out or end a block are classified; everything else is NARROW_BARRIER.
+ */
+enum {
+    NARROW_BARRIER,
+    NARROW_W,       /* reads only the low 32 bits of its sources (addw, slliw, ...) */
+    NARROW_CLOSED,  /* the low 32 bits of rd depend only on those of its sources (add, or, sll, ...) */
+    NARROW_FULL,    /* reads all 64 bits (srl, slt, ...), or no register (lui, auipc) */
+};
+
+static int narrow_class(const Insn *in)
+{
+    switch ((enum insn_op)in->op) {
+    case OP_addw: case OP_subw: case OP_sllw: case OP_srlw: case OP_sraw: case OP_mulw:
+    case OP_addiw: case OP_slliw: case OP_srliw: case OP_sraiw:
+        return NARROW_W;
+    case OP_add: case OP_sub: case OP_and: case OP_or: case OP_xor: case OP_sll: case OP_mul:
+    case OP_addi: case OP_andi: case OP_ori: case OP_xori: case OP_slli:
+        return NARROW_CLOSED;
+    case OP_srl: case OP_sra: case OP_slt: case OP_sltu:
+    case OP_srli: case OP_srai: case OP_slti: case OP_sltiu: case OP_lui: case OP_auipc:
+        return NARROW_FULL;
+    default:
+        return NARROW_BARRIER;
+    }
+}
+
+static uint32_t int_sources(const Insn *in)
+{
+    switch (insn_table[in->op].fmt) {
+    case FMT_R: return (1u << in->rs1 | 1u << in->rs2) & ~1u;
+    case FMT_I: case FMT_SH: return (1u << in->rs1) & ~1u;
+    default: return 0;
+    }
+}
+
+/*
+ * May the 32-bit operation pre[n] leave its result unextended (upper half
+ * zero, not a copy of bit 31)? Yes if, before anything can see the whole
+ * register (a branch, a memory access that may fault, a call out, the end
+ * of the block), every instruction that reads it (or a value computed from
+ * it by add, or, ...) uses only its low 32 bits, and such values are all
+ * overwritten. pre[] ends where the block can end at the latest, and the
+ * block cannot end at an instruction classified here.
+ */
+static bool stays_narrow(const Insn *pre, unsigned npre, unsigned n)
+{
+    uint32_t narrow = 1u << pre[n].rd;
+    for (unsigned j = n + 1; j < npre && narrow; j++) {
+        const Insn *in = &pre[j];
+        int k = narrow_class(in);
+        bool reads = int_sources(in) & narrow;
+        if (k == NARROW_BARRIER || (reads && k == NARROW_FULL))
+            return false;
+        uint32_t rd = (1u << in->rd) & ~1u;
+        narrow &= ~rd;
+        if (reads && k == NARROW_CLOSED)
+            narrow |= rd;
+    }
+    return narrow == 0;
 }
 
 void translate_block(TB *tb, Emit *e, Emit *cold, uint16_t map[][2])
@@ -705,6 +778,8 @@ void translate_block(TB *tb, Emit *e, Emit *cold, uint16_t map[][2])
         map[n][1] = (uint16_t)(pc - tb->pc);
         tb->ninsns = (uint16_t)(n + 1);
         t.pc = pc;
+        t.sext = !(tune.narrow && in.rd != 0 && n < npre &&
+                   narrow_class(&in) == NARROW_W && stays_narrow(pre, npre, n));
         bool end = translate_insn(&t);
         track_constants(&t);
         be_forget(&c, in.rd);       /* rd (or an FP rd: harmlessly the same bit) */

@@ -23,6 +23,10 @@ typedef struct T {
     uint32_t known;
     uint64_t known_val[32];
     bool indirect_exit;         /* the block ends with a jump-cache probe */
+    /* A 32-bit operation (addw, slliw, ...) sign-extends its result into rd;
+     * false when only 32-bit operations read rd before it is overwritten
+     * (--tune narrow: translate.c, stays_narrow). */
+    bool sext;
 } T;
 
 /* -- Operands ---------------------------------------------------------------- */

@@ -38,6 +38,7 @@ typedef struct Tune {
     bool fork_warm;     /* forked children report their translations to the forking process */
     bool remap;         /* a block may map guest registers to host registers its own way */
     bool first_interp;  /* a block's first runs are interpreted, translated when it runs again */
+    bool narrow;        /* a 32-bit result read only by 32-bit consumers is not sign-extended */
     unsigned jc_bits;   /* log2 of jump cache entries (10..18, default 16) */
 } Tune;
 
