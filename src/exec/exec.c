@@ -1037,15 +1037,10 @@ static void flush_for_fence_i(void)
  */
 static enum exit_reason interp_block(CPUState *cpu)
 {
+    _Static_assert(INTERP_STRAIGHT_MAX == TB_MAX_INSNS, "a block's interpreted runs end where it would");
     uint32_t fences = cpu->fence_i_count;
-    enum exit_reason er = EXIT_NONE;
     dstats.first_runs++;
-    for (int i = 0; i < TB_MAX_INSNS && er == EXIT_NONE; i++) {
-        uint64_t pc = cpu->pc;
-        er = interp_step(cpu);
-        if (cpu->pc != pc + 2 && cpu->pc != pc + 4)
-            break;
-    }
+    enum exit_reason er = interp_straight(cpu);
     if (cpu->fence_i_count != fences)
         flush_for_fence_i();
     return er;

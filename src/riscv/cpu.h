@@ -82,4 +82,13 @@ enum exit_reason interp_run(CPUState *cpu);
  */
 enum exit_reason interp_step(CPUState *cpu);
 
+/*
+ * Execute the straight-line code at cpu->pc: instructions until one moves
+ * the pc anywhere but to the next (a taken branch, a jump), needs the loop,
+ * or INTERP_STRAIGHT_MAX have run. Returns EXIT_NONE if they all completed
+ * normally. The JIT's first runs of a block (exec.c: interp_block).
+ */
+#define INTERP_STRAIGHT_MAX 64
+enum exit_reason interp_straight(CPUState *cpu);
+
 #endif

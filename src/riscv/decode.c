@@ -16,6 +16,7 @@
 #include "riscv/isa.h"
 
 #include <pthread.h>
+#include <string.h>
 
 /* -- The table ------------------------------------------------------------ */
 
@@ -74,24 +75,37 @@ static unsigned bucket_key(uint32_t w)
     return (bits(w, 6, 2) << 3) | bits(w, 14, 12);
 }
 
-static bool row_in_bucket(const InsnDesc *d, unsigned key)
-{
-    uint32_t w = ((key >> 3) << 2) | 3 | ((key & 7) << 12);
-    uint32_t keymask = 0x707c;
-    uint32_t common = d->mask & keymask;
-    return (d->match & 3) == 3 && ((w ^ d->match) & common) == 0;
-}
-
+/*
+ * Counting sort of the rows by key (once per process, so it is kept to a
+ * pass over the table: start-up time): every row's mask covers the major
+ * opcode (insn.def), so a row lands in the buckets of its opcode whose
+ * funct3 its mask allows: one, or all eight.
+ */
 static void build_buckets(void)
 {
-    unsigned n = 0;
-    for (unsigned key = 0; key < NBUCKETS; key++) {
-        bucket_start[key] = (uint16_t)n;
-        for (unsigned op = 1; op < OP_COUNT; op++)
-            if (row_in_bucket(&insn_table[op], key))
-                bucket_ops[n++] = (uint16_t)op;
+    uint16_t count[NBUCKETS + 1] = { 0 };
+    for (int pass = 0; pass < 2; pass++) {
+        for (unsigned op = 1; op < OP_COUNT; op++) {
+            const InsnDesc *d = &insn_table[op];
+            if ((d->match & 3) != 3)
+                continue;
+            for (uint32_t f3 = 0; f3 < 8; f3++) {
+                if (((f3 << 12) ^ d->match) & d->mask & 0x7000)
+                    continue;
+                unsigned k = (bucket_key(d->match) & ~7u) | f3;
+                if (pass == 0)
+                    count[k + 1]++;
+                else
+                    bucket_ops[bucket_start[k] + count[k]++] = (uint16_t)op;
+            }
+        }
+        if (pass == 0) {
+            for (unsigned k = 0; k < NBUCKETS; k++)
+                count[k + 1] += count[k];
+            memcpy(bucket_start, count, sizeof bucket_start);
+            memset(count, 0, sizeof count);
+        }
     }
-    bucket_start[NBUCKETS] = (uint16_t)n;
 }
 
 /* The table row for a 32-bit word, or OP_illegal. */

@@ -378,12 +378,13 @@ static bool exec_csr(CPUState *cpu, const Insn *in)
     } while (0)
 
 /*
- * The interpreter proper. `single` is a compile-time constant at both call
- * sites: run one instruction (interp_step) or run until an exit.
+ * The interpreter proper. `straight` is a compile-time constant at each call
+ * site: 0 runs until an exit (interp_run); n > 0 runs at most n instructions
+ * and stops after a taken branch or jump (1: interp_step; interp_straight).
  * Host faults in guest accesses leave through siglongjmp (see guarded()).
  */
 static inline __attribute__((always_inline))
-enum exit_reason run(CPUState *cpu, bool single)
+enum exit_reason run(CPUState *cpu, unsigned straight)
 {
     uint64_t *const x = cpu->x;
     DCacheEntry *const dc = dcache;
@@ -670,7 +671,7 @@ enum exit_reason run(CPUState *cpu, bool single)
         x[0] = 0;
         cpu->instret++;
         pc = npc;
-        if (single) {
+        if (straight && --straight == 0) {
             cpu->pc = pc;
             return EXIT_NONE;
         }
@@ -681,9 +682,9 @@ enum exit_reason run(CPUState *cpu, bool single)
         x[0] = 0;
         cpu->instret++;
         pc = npc;
-        if (single || unlikely(cpu->exit_request)) {
+        if (straight || unlikely(cpu->exit_request)) {
             cpu->pc = pc;
-            return single ? EXIT_NONE : EXIT_REQUEST;
+            return straight ? EXIT_NONE : EXIT_REQUEST;
         }
         dcache_sync();
     }
@@ -702,12 +703,17 @@ misaligned:
 
 static __attribute__((noinline)) enum exit_reason run_many(CPUState *cpu)
 {
-    return run(cpu, false);
+    return run(cpu, 0);
 }
 
 static __attribute__((noinline)) enum exit_reason run_one(CPUState *cpu)
 {
-    return run(cpu, true);
+    return run(cpu, 1);
+}
+
+static __attribute__((noinline)) enum exit_reason run_straight(CPUState *cpu)
+{
+    return run(cpu, INTERP_STRAIGHT_MAX);
 }
 
 /*
@@ -745,4 +751,9 @@ enum exit_reason interp_run(CPUState *cpu)
 enum exit_reason interp_step(CPUState *cpu)
 {
     return guarded(cpu, run_one);
+}
+
+enum exit_reason interp_straight(CPUState *cpu)
+{
+    return guarded(cpu, run_straight);
 }
