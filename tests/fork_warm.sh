@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Fork warm-up (--tune fork-warm): forked children report the blocks they
-# translate and the forking process translates them before its next fork.
+# translate, interpret and look up, and the exits they chain, and the
+# forking process translates, looks up and chains them before its next fork.
 # The guest program tests/guest/proc_fork_warm.c (compared with
 # qemu-riscv64 as a guest test, and under every --tune setting by
 # tune_matrix.sh) checks that the hints never change what runs; this
 # checks that the warm-up happens at all: with -d stats, some process
-# reports warmed blocks, and none does with --tune no-fork-warm.
+# reports warmed blocks and chains, and none does with --tune no-fork-warm.
 # Usage: tests/fork_warm.sh BUILD. Exit 0 = pass.
 set -u
 BUILD=$(cd "${1:-build}" && pwd)
@@ -13,15 +14,22 @@ XLAT=$BUILD/xlat
 ELF=$BUILD/guest/proc_fork_warm
 [[ -x $ELF ]] || { echo "fork_warm: $ELF not built"; exit 1; }
 fail=0
-most_warmed() {     # xlat args...: the largest "blocks warmed" of all processes
-    local err
+most_warmed() {     # WHAT xlat-args...: the largest "WHAT warmed" count of all processes
+    local what=$1 err
+    shift
     err=$("$XLAT" -d stats "$@" "$ELF" 2>&1 >/dev/null) || { echo "run failed"; return; }
-    sed -n 's/^xlat stats: blocks warmed (fork) *\([0-9]*\)$/\1/p' <<<"$err" | sort -n | tail -n 1
+    sed -n "s/^xlat stats: $what warmed (fork) *\([0-9]*\)$/\1/p" <<<"$err" | sort -n | tail -n 1
 }
-on=$(most_warmed)
-off=$(most_warmed --tune no-fork-warm)
-# The 30 children run child_work(), about 20 blocks the parent never runs.
+on=$(most_warmed blocks)
+off=$(most_warmed blocks --tune no-fork-warm)
+chains_on=$(most_warmed chains)
+chains_off=$(most_warmed chains --tune no-fork-warm)
+# The 30 children run child_work(), about 20 blocks the parent never runs,
+# chained to each other.
 [[ $on =~ ^[0-9]+$ && $on -ge 10 ]] || { echo "fork_warm: default: blocks warmed '$on', want >= 10"; fail=1; }
 [[ $off == 0 ]] || { echo "fork_warm: --tune no-fork-warm: blocks warmed '$off', want 0"; fail=1; }
-[[ $fail == 0 ]] && echo "fork_warm: ok (warmed $on blocks)"
+[[ $chains_on =~ ^[0-9]+$ && $chains_on -ge 5 ]] ||
+    { echo "fork_warm: default: chains warmed '$chains_on', want >= 5"; fail=1; }
+[[ $chains_off == 0 ]] || { echo "fork_warm: --tune no-fork-warm: chains warmed '$chains_off', want 0"; fail=1; }
+[[ $fail == 0 ]] && echo "fork_warm: ok (warmed $on blocks, $chains_on chains)"
 exit $fail

@@ -139,6 +139,7 @@ static unsigned dflags_compute(void);
 static struct {
     uint64_t translated, flushes, smc_faults, invalidated, chained, efault_retries, unchained;
     uint64_t warmed;                    /* of translated: by exec_before_fork */
+    uint64_t warm_chained;              /* of chained: by exec_before_fork */
 } stats;
 
 /* Dispatcher counters for -d stats: per thread (no shared cache line on
@@ -210,20 +211,36 @@ static inline size_t jc_index(const CPUState *cpu, uint64_t pc) { return (pc >> 
  * script. The processes forked from one program (an execve starts a new
  * xlat, and a new ring) share a ring of guest pcs in MAP_SHARED memory: a
  * forked process appends the pc of each of its first WARM_RECORD
- * translations, and exec_before_fork() translates whatever was appended
- * since it last looked, so the children it forks from then on inherit
- * those blocks. A pc is only a hint: the forking process translates its
- * own memory at that address, exactly as if its guest had jumped there,
- * so a stale, foreign or torn entry costs one translation, never
- * correctness. Each fork translates at most WARM_SLOTS blocks.
+ * translations, interpreted runs (--tune first-interp) and jump-cache
+ * fills, and exec_before_fork() translates whatever was appended since it
+ * last looked and puts it in its jump cache, so the children it forks from
+ * then on inherit those blocks, and find them (a child's first returns
+ * miss the return-address stack, which starts empty). A pc
+ * is only a hint: the forking process translates its own memory at that
+ * address, exactly as if its guest had jumped there, so a stale, foreign or
+ * torn entry costs one translation, never correctness. Each fork
+ * translates at most WARM_SLOTS blocks.
+ *
+ * A child also appends the direct exits it chains (block pc, slot, target
+ * pc), and the forking process chains the same exit of its own block at
+ * that pc if that exit's stub leaves for that target (be_stub_leaves_for):
+ * otherwise every child would stop at the same hundred unchained exits and
+ * patch them again. A torn or foreign edge fails that check.
  */
 #define WARM_SLOTS  4096
 #define WARM_RECORD 1024
 
-typedef struct { uint64_t head; uint64_t pc[WARM_SLOTS]; } WarmRing;
+typedef struct { uint64_t src_slot, dst; } WarmEdge;   /* src_slot: pc << 3 | slot */
+typedef struct {
+    uint64_t head, edge_head;
+    uint64_t pc[WARM_SLOTS];
+    WarmEdge edge[WARM_SLOTS];
+} WarmRing;
 static WarmRing *warm;          /* shared with every fork of this program */
 static uint64_t warm_seen;      /* ring position this process translated up to */
+static uint64_t warm_edge_seen; /* edge ring position this process chained up to */
 static unsigned warm_budget;    /* pcs this process may still append */
+static unsigned warm_edge_budget;
 
 static void warm_init(void)
 {
@@ -231,7 +248,7 @@ static void warm_init(void)
     warm = p == MAP_FAILED ? NULL : p;
 }
 
-static void warm_child(void) { warm_budget = WARM_RECORD; }
+static void warm_child(void) { warm_budget = warm_edge_budget = WARM_RECORD; }
 
 /* Called with tb_lock held after pc was translated. */
 static void warm_record(uint64_t pc)
@@ -243,8 +260,48 @@ static void warm_record(uint64_t pc)
     __atomic_store_n(&warm->pc[i % WARM_SLOTS], pc, __ATOMIC_RELAXED);
 }
 
+/* Called with tb_lock held after slot n of the block at src was chained to dst. */
+static void warm_record_edge(uint64_t src, int n, uint64_t dst)
+{
+    if (!warm || !warm_edge_budget)
+        return;
+    warm_edge_budget--;
+    uint64_t i = __atomic_fetch_add(&warm->edge_head, 1, __ATOMIC_RELAXED);
+    WarmEdge *w = &warm->edge[i % WARM_SLOTS];
+    __atomic_store_n(&w->src_slot, src << 3 | (uint64_t)n, __ATOMIC_RELAXED);
+    __atomic_store_n(&w->dst, dst, __ATOMIC_RELAXED);
+}
+
 static int translate(uint64_t pc, TB **out);
 enum { TR_OK, TR_FULL, TR_NOEXEC, TR_INTERP };
+static void tb_link(TB *src, int n, TB *dst, unsigned df);
+static TB *hash_lookup(uint64_t pc);
+static inline unsigned dflags(void);
+static void jc_fill(CPUState *cpu, const TB *tb);
+
+/* The chains children made, made here (translate() has run for both ends). */
+static void warm_chain(void)
+{
+    uint64_t head = __atomic_load_n(&warm->edge_head, __ATOMIC_RELAXED);
+    if (head - warm_edge_seen > WARM_SLOTS)
+        warm_edge_seen = head - WARM_SLOTS;
+    unsigned df = dflags();
+    pthread_mutex_lock(&tb_lock);
+    for (; warm_edge_seen != head && (df & DF_CHAIN); warm_edge_seen++) {
+        const WarmEdge *w = &warm->edge[warm_edge_seen % WARM_SLOTS];
+        uint64_t src_slot = __atomic_load_n(&w->src_slot, __ATOMIC_RELAXED);
+        uint64_t dst_pc = __atomic_load_n(&w->dst, __ATOMIC_RELAXED);
+        int n = (int)(src_slot & 7);
+        TB *src = hash_lookup(src_slot >> 3), *dst = hash_lookup(dst_pc);
+        if (src && dst && n < TB_MAX_SLOTS && src->jmp_field[n] && !src->jmp_dest[n] &&
+            be_stub_leaves_for(tb_entry_rw(src) + src->jmp_stub[n], dst_pc)) {
+            tb_link(src, n, dst, df);
+            stats.warm_chained += src->jmp_dest[n] == dst;
+        }
+    }
+    pthread_mutex_unlock(&tb_lock);
+    warm_edge_seen = head;
+}
 
 void exec_before_fork(void)
 {
@@ -256,12 +313,20 @@ void exec_before_fork(void)
     uint64_t before = stats.translated;
     for (; warm_seen != head; warm_seen++) {
         TB *tb;
-        if (translate(__atomic_load_n(&warm->pc[warm_seen % WARM_SLOTS], __ATOMIC_RELAXED),
-                      &tb) == TR_FULL)
+        int r = translate(__atomic_load_n(&warm->pc[warm_seen % WARM_SLOTS], __ATOMIC_RELAXED),
+                          &tb);
+        if (r == TR_FULL)
             break;              /* no room: leave the flush to the dispatcher */
+        if (r == TR_OK && this_cpu && !(dflags() & DF_TRACE)) {
+            pthread_mutex_lock(&tb_lock);
+            if (tb->valid)
+                jc_fill(this_cpu, tb);
+            pthread_mutex_unlock(&tb_lock);
+        }
     }
     warm_seen = head;
     stats.warmed += stats.translated - before;
+    warm_chain();
 }
 
 /* -- Threads -------------------------------------------------------------------- */
@@ -333,6 +398,15 @@ static void jc_fit(CPUState *cpu)
         return;
     jc_clear(cpu->jc, n);
     cpu->jc_mask = (n * 4 < full ? n * 4 : full) - 1;
+}
+
+/* With tb_lock held, on cpu's thread: tb's jump cache entry. */
+static void jc_fill(CPUState *cpu, const TB *tb)
+{
+    jc_fit(cpu);
+    JCEntry *j = &cpu->jc[jc_index(cpu, tb->pc)];
+    j->host = tb_entry_rx(tb);
+    __atomic_store_n(&j->pc, tb->pc, __ATOMIC_RELEASE);
 }
 
 static void thread_setup(CPUState *cpu)
@@ -601,6 +675,7 @@ static void tb_link(TB *src, int n, TB *dst, unsigned df)
     dst->jmp_in = (uintptr_t)src | (uintptr_t)n;
     patch_jump(src, n, tb_entry_rw(dst));
     stats.chained++;
+    warm_record_edge(src->pc, n, dst->pc);
 }
 
 static void tb_invalidate(TB *tb)
@@ -1008,12 +1083,14 @@ static bool interp_run_of(uint64_t pc, unsigned df)
     if (seen_pc[i] == 0) {
         seen_pc[i] = pc;
         seen_runs[i] = 1;
+        warm_record(pc);
         return true;
     }
     if (seen_pc[i] != pc)
         return false;
     if (seen_runs[i] < INTERP_RUNS) {
         seen_runs[i]++;
+        warm_record(pc);    /* the parent may have run it before the fork */
         return true;
     }
     seen_pc[i] = 0;
@@ -1062,6 +1139,7 @@ static int find_tb(CPUState *cpu, uint64_t pc, TB **out, unsigned df)
     pthread_mutex_unlock(&tb_lock);
     if (first)
         return TR_INTERP;
+    bool translated = !tb;
     if (!tb) {
         int r = translate(pc, &tb);
         if (r != TR_OK)
@@ -1070,10 +1148,9 @@ static int find_tb(CPUState *cpu, uint64_t pc, TB **out, unsigned df)
     if (!(df & DF_TRACE)) {
         pthread_mutex_lock(&tb_lock);
         if (tb->valid) {
-            jc_fit(cpu);
-            j = &cpu->jc[jc_index(cpu, pc)];
-            j->host = tb_entry_rx(tb);
-            __atomic_store_n(&j->pc, pc, __ATOMIC_RELEASE);
+            jc_fill(cpu, tb);
+            if (!translated)
+                warm_record(pc);    /* a child's lookup: its parent fills its jump cache */
         }
         pthread_mutex_unlock(&tb_lock);
     }
@@ -1243,6 +1320,7 @@ void exec_print_stats(void)
     FILE *f = opt.log_file;
     fprintf(f, "xlat stats: blocks translated     %llu\n", (unsigned long long)stats.translated);
     fprintf(f, "xlat stats: blocks warmed (fork)  %llu\n", (unsigned long long)stats.warmed);
+    fprintf(f, "xlat stats: chains warmed (fork)  %llu\n", (unsigned long long)stats.warm_chained);
     fprintf(f, "xlat stats: first runs interpreted %llu\n", (unsigned long long)d.first_runs);
     fprintf(f, "xlat stats: blocks invalidated    %llu\n", (unsigned long long)stats.invalidated);
     fprintf(f, "xlat stats: code cache flushes    %llu\n", (unsigned long long)stats.flushes);

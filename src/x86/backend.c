@@ -277,6 +277,14 @@ static void set_pc(Emit *e, uint64_t pc)
     }
 }
 
+bool be_stub_leaves_for(const uint8_t *stub, uint64_t target)
+{
+    uint8_t buf[32];
+    Emit e = { .start = buf, .p = buf, .end = buf + sizeof buf };
+    set_pc(&e, target);
+    return memcmp(stub, buf, (size_t)(e.p - buf)) == 0;
+}
+
 static void exit_with(Emit *e, int code)
 {
     emit_mov_ri(e, RAX, (uint64_t)code);

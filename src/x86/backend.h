@@ -102,6 +102,8 @@ void be_set_pc(BeCtx *c, uint64_t pc);
 void be_exit(BeCtx *c, int code);
 /* Direct exit through the next goto_tb slot to guest pc target. */
 void be_goto_tb(BeCtx *c, uint64_t target);
+/* Does the exit stub at stub (TB.jmp_stub) leave for guest pc target? */
+bool be_stub_leaves_for(const uint8_t *stub, uint64_t target);
 /* Slots left in this block. */
 static inline int be_free_slots(const BeCtx *c) { return TB_MAX_SLOTS - c->nstub; }
 /*
