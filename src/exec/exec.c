@@ -140,6 +140,7 @@ static struct {
     uint64_t translated, flushes, smc_faults, invalidated, chained, efault_retries, unchained;
     uint64_t warmed;                    /* of translated: by exec_before_fork */
     uint64_t warm_chained;              /* of chained: by exec_before_fork */
+    uint64_t code_copies;               /* code buffers copied: written while shared after fork */
 } stats;
 
 /* Dispatcher counters for -d stats: per thread (no shared cache line on
@@ -448,13 +449,32 @@ static void warm_record(uint64_t pc);
 
 /*
  * fork(): only the calling thread lives on in the child, outside the cache.
- * The code buffer is a shared memfd: the child gets its own copy, mapped at
- * the same two addresses, so the TBs it keeps stay valid and neither
- * process overwrites the other's code. The copy is written into a new memfd
- * before fork, under tb_lock (once fork returns, the parent goes on
- * patching the shared buffer); the child only maps it.
+ * The code buffer is a memfd mapped shared (its RW and RX views), so after
+ * fork parent and child map the same code: copy on write, by hand. The
+ * processes mapping one code buffer are counted in MAP_SHARED memory
+ * (code_owners: fork adds the child, exit takes a process away), and a
+ * process writes to its code buffer (a translation, a chain patch) only
+ * while it is the buffer's one owner; otherwise it first copies the buffer
+ * into a new memfd of its own, mapped over the same two addresses
+ * (code_make_private), so the TBs it keeps stay valid and neither process
+ * ever sees the other's writes. A child that only runs code its parent
+ * translated and chained (fork warm-up) copies nothing: copying 1 MB of
+ * code at every fork of bash took a quarter of a fork-heavy script's time.
+ * A count can only be too high (a process killed outright, a failed fork),
+ * which costs a copy, never a shared write.
  */
-static int fork_fd = -1;
+static int *code_owners;
+
+static int *owners_alloc(void)
+{
+    int *p = mmap(NULL, sizeof *p, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) {
+        perror("xlat: code buffer");
+        exit(1);
+    }
+    *p = 1;
+    return p;
+}
 
 /* Copy [from, to) of the code buffer into fd at the same offset. */
 static bool copy_code(int fd, size_t from, size_t to)
@@ -475,26 +495,45 @@ static bool copy_code(int fd, size_t from, size_t to)
  * takes tb_lock). Taking tb_lock before mm's lock deadlocked a fork from one
  * thread against a translation in another.
  */
+/* With tb_lock held, before any write to the code buffer: own it alone. */
+static void code_make_private(void)
+{
+    if (!code_owners || __atomic_load_n(code_owners, __ATOMIC_ACQUIRE) == 1)
+        return;
+    int fd = code_buffer_create();
+    if (fd < 0 || !(copy_code(fd, 0, code_used) && copy_code(fd, HOT_END, cold_used))) {
+        fprintf(stderr, "xlat: cannot copy the code buffer after fork\n");
+        _exit(127);
+    }
+    code_buffer_map(fd);
+    stats.code_copies++;
+    int *shared = code_owners;
+    code_owners = owners_alloc();
+    __atomic_fetch_sub(shared, 1, __ATOMIC_RELEASE);   /* after the last use of its memory */
+    munmap(shared, sizeof *shared);
+}
+
+void exec_process_exit(void)
+{
+    /* Held from here on: no thread of this process writes code any more.
+     * If another thread holds it, keep counting this process (a copy later). */
+    if (code_owners && pthread_mutex_trylock(&tb_lock) == 0) {
+        __atomic_fetch_sub(code_owners, 1, __ATOMIC_RELEASE);
+        code_owners = NULL;
+    }
+}
+
 static void atfork_prepare(void)
 {
     pthread_mutex_lock(&flush_mutex);
     mm_fork_prepare();
     pthread_mutex_lock(&tb_lock);
-    if (!code_rw)
-        return;
-    fork_fd = code_buffer_create();
-    if (fork_fd >= 0 && !(copy_code(fork_fd, 0, code_used) &&
-                          copy_code(fork_fd, HOT_END, cold_used))) {
-        close(fork_fd);
-        fork_fd = -1;
-    }
+    if (code_owners)
+        __atomic_fetch_add(code_owners, 1, __ATOMIC_ACQ_REL);
 }
 
 static void atfork_parent(void)
 {
-    if (fork_fd >= 0)
-        close(fork_fd);
-    fork_fd = -1;
     pthread_mutex_unlock(&tb_lock);
     mm_fork_parent();
     pthread_mutex_unlock(&flush_mutex);
@@ -504,14 +543,6 @@ static void atfork_child(void)
 {
     mm_fork_child();
     warm_child();
-    if (code_rw) {
-        if (fork_fd < 0) {
-            fprintf(stderr, "xlat: fork: cannot copy the code buffer\n");
-            _exit(127);
-        }
-        code_buffer_map(fork_fd);
-        fork_fd = -1;
-    }
     nthreads = 0;
     if (this_cpu)
         threads[nthreads++] = this_cpu;
@@ -558,6 +589,7 @@ static void code_buffer_map(int fd)
 void exec_init(void)
 {
     code_buffer_map(code_buffer_create());
+    code_owners = owners_alloc();
 
     Emit e = { .start = code_rw, .p = code_rw, .end = code_rw + CODE_SIZE };
     be_gen_runtime(&e, &jit_rt, guest_base);
@@ -652,6 +684,7 @@ static void page_remove_tb(uint64_t page, TB *tb)
 
 static void patch_jump(TB *src, int n, const uint8_t *target_rw)
 {
+    code_make_private();
     uint8_t *field = tb_entry_rw(src) + src->jmp_field[n];
     int32_t rel = (int32_t)(target_rw - (field + 4));
     __atomic_store_n((int32_t *)field, rel, __ATOMIC_RELEASE);
@@ -969,6 +1002,7 @@ static int translate(uint64_t pc, TB **out)
         r = TR_FULL;
         goto done;
     }
+    code_make_private();
     tb = &tbs[ntbs];
     memset(tb, 0, sizeof *tb);
     tb->pc = pc;
@@ -1326,6 +1360,8 @@ void exec_print_stats(void)
     fprintf(f, "xlat stats: code cache flushes    %llu\n", (unsigned long long)stats.flushes);
     fprintf(f, "xlat stats: code bytes            %zu in line, %zu out of line\n",
             code_used - code_base, cold_used - HOT_END);
+    fprintf(f, "xlat stats: code buffer copies    %llu (written while shared after fork)\n",
+            (unsigned long long)stats.code_copies);
     fprintf(f, "xlat stats: chains made           %llu\n", (unsigned long long)stats.chained);
     fprintf(f, "xlat stats: chains unmade         %llu\n", (unsigned long long)stats.unchained);
     fprintf(f, "xlat stats: dispatcher lookups    %llu\n", (unsigned long long)d.lookups);

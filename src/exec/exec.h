@@ -77,4 +77,8 @@ bool exec_unprotect_all(void);
 /* Counters for -d exec / stats. */
 void exec_print_stats(void);
 
+/* The process is ending (exit_group, a fatal signal): after the -d stats and
+ * the other tools, the last thing it does before it goes. */
+void exec_process_exit(void);
+
 #endif

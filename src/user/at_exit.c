@@ -17,4 +17,6 @@ void xlat_at_exit(int status, int sig)
     if (perfmap_enabled)
         perfmap_close();
     gdb_exit(status, sig);
+    if (!opt.interp_only)
+        exec_process_exit();
 }
