@@ -72,6 +72,7 @@
 
 #include "exec/tb.h"
 #include "riscv/insn.h"
+#include "riscv/interp.h"
 #include "riscv/translate.h"
 #include "user/cpu_loop.h"
 #include "user/fault.h"
@@ -590,6 +591,7 @@ void exec_init(void)
 {
     code_buffer_map(code_buffer_create());
     code_owners = owners_alloc();
+    interp_small_cache();
 
     Emit e = { .start = code_rw, .p = code_rw, .end = code_rw + CODE_SIZE };
     be_gen_runtime(&e, &jit_rt, guest_base);

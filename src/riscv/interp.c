@@ -42,6 +42,8 @@
 #include <setjmp.h>
 #include <signal.h>
 #include <string.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <sys/mman.h>
 #include <time.h>
 
@@ -66,27 +68,57 @@ typedef uint8_t  __attribute__((may_alias)) gu8;
 /* -- Decoded-instruction cache -------------------------------------------- */
 
 /*
- * Direct mapped by pc, tagged by pc and the raw instruction bits that were
- * just fetched. A zero-filled entry matches pc 0 with bits 0, whose decoding
- * (the all-zero parcel) is OP_illegal: exactly what the zeroed Insn says.
+ * Direct mapped by pc, tagged by pc, the raw instruction bits that were
+ * just fetched and the generation (below). A zero-filled entry matches pc 0
+ * with bits 0 in generation 0, whose decoding (the all-zero parcel) is
+ * OP_illegal: exactly what the zeroed Insn says. Each thread maps its table
+ * when it first interprets (a static thread-local table was zeroed, page by
+ * page, at every thread start: a ninth of /usr/bin/true's page faults), and
+ * the JIT uses its first 2^DCACHE_BITS_JIT entries only
+ * (interp_small_cache): it interprets a block's first runs, and each page
+ * of the table it touches is a page fault.
  */
 #define DCACHE_BITS 12
+#define DCACHE_BITS_JIT 10
 #define DCACHE_SIZE (1u << DCACHE_BITS)
 
 typedef struct DCacheEntry {
     uint64_t pc;
     uint32_t bits;
+    uint32_t gen;           /* low half of dcache_generation when filled */
     Insn in;
 } DCacheEntry;
 
-static __thread DCacheEntry dcache[DCACHE_SIZE];
+static __thread DCacheEntry *dcache;
+static unsigned dcache_mask = DCACHE_SIZE - 1;
+
+void interp_small_cache(void) { dcache_mask = (1u << DCACHE_BITS_JIT) - 1; }
+
+static __attribute__((noinline)) DCacheEntry *dcache_map(void)
+{
+    void *p = mmap(NULL, DCACHE_SIZE * sizeof *dcache, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) {
+        perror("xlat: interpreter cache");
+        exit(1);
+    }
+    return dcache = p;
+}
+
+void interp_thread_exit(void)
+{
+    if (dcache)
+        munmap(dcache, DCACHE_SIZE * sizeof *dcache);
+    dcache = NULL;
+}
 
 /*
  * The tags make rewritten code safe, but a cached entry also stands for "this
  * pc was executable when decoded". interp_flush_cache() bumps a global
  * generation when a range loses PROT_EXEC (or is remapped); each thread
- * compares it with its own at entry and at every taken jump and empties its
- * cache when they differ.
+ * compares it with its own at entry and at every taken jump, and from then
+ * on takes only entries filled in the new generation (emptying the table
+ * instead wrote, and faulted in, all of it at each mmap of a library).
  */
 static uint64_t dcache_generation;
 static __thread uint64_t dcache_seen_generation;
@@ -104,7 +136,6 @@ static void dcache_sync(void)
 {
     uint64_t g = __atomic_load_n(&dcache_generation, __ATOMIC_ACQUIRE);
     if (unlikely(g != dcache_seen_generation)) {
-        memset(dcache, 0, sizeof dcache);
         exec_page = NO_PAGE;
         dcache_seen_generation = g;
     }
@@ -122,6 +153,7 @@ static __attribute__((noinline)) bool dcache_fill(DCacheEntry *e, uint64_t pc, u
     insn_decode(bits, &e->in);
     e->pc = pc;
     e->bits = bits;
+    e->gen = (uint32_t)dcache_seen_generation;
     return true;
 }
 
@@ -387,7 +419,7 @@ static inline __attribute__((always_inline))
 enum exit_reason run(CPUState *cpu, unsigned straight)
 {
     uint64_t *const x = cpu->x;
-    DCacheEntry *const dc = dcache;
+    DCacheEntry *const dc = likely(dcache != NULL) ? dcache : dcache_map();
     uint64_t pc = cpu->pc;
     uint64_t npc, fault_addr;
 
@@ -410,8 +442,9 @@ enum exit_reason run(CPUState *cpu, unsigned straight)
             }
             bits |= (uint32_t)LD16(pc + 2) << 16;
         }
-        DCacheEntry *e = &dc[(pc >> 1) & (DCACHE_SIZE - 1)];
-        if (unlikely(e->pc != pc || e->bits != bits) && !dcache_fill(e, pc, bits)) {
+        DCacheEntry *e = &dc[(pc >> 1) & dcache_mask];
+        if (unlikely(e->pc != pc || e->bits != bits || e->gen != (uint32_t)dcache_seen_generation) &&
+            !dcache_fill(e, pc, bits)) {
             fault_addr = pc;
             goto noexec;
         }

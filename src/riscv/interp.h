@@ -24,4 +24,11 @@ enum exit_reason interp_fp(CPUState *cpu, const Insn *in);
  */
 void interp_flush_cache(void);
 
+/* The JIT's interpreter: a smaller decoded-instruction cache. Before any
+ * guest code runs. */
+void interp_small_cache(void);
+
+/* The calling thread ends: unmap its decoded-instruction cache. */
+void interp_thread_exit(void);
+
 #endif

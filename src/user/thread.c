@@ -39,6 +39,7 @@
 #include <unistd.h>
 
 #include "exec/exec.h"
+#include "riscv/interp.h"
 #include "user/canary.h"
 #include "user/cpu_loop.h"
 #include "user/fault.h"
@@ -152,6 +153,7 @@ int64_t sys_exit(CPUState *cpu, const uint64_t *a)
     if (__atomic_sub_fetch(&live_threads, 1, __ATOMIC_ACQ_REL) == 0)
         thread_exit_process(__atomic_load_n(&leader_status, __ATOMIC_ACQUIRE));
     exec_thread_exit(cpu);             /* JIT: drop this thread's jump cache */
+    interp_thread_exit();              /* and its decoded-instruction cache */
     if (owned_cpu)
         longjmp(thread_exit_jmp, 1);   /* back to thread_start, which returns */
     /* The main thread: the process lives on while other threads run. */
