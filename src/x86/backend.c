@@ -445,7 +445,16 @@ void be_return(BeCtx *c)
     unmap(c);
     if (!tune.nostore)
         emit_st64(&c->e, RAX, REG_CPU, offsetof(CPUState, pc));
-    exit_poll(c, 0, true);      /* a ret passes no poisoned probe */
+    /*
+     * No poll with a poisoned jump cache: a return the host stack pairs
+     * with its call goes on to the instruction after that call, so a cycle
+     * through it also goes through the call and back to its block's start:
+     * a backward direct exit (polled), an indirect jump or call (a probe).
+     * A return it does not pair lands in a probe (ras_empty, or a landing
+     * whose check fails).
+     */
+    if (!tune.poison)
+        exit_poll(c, 0, true);
     emit_ret(&c->e);
 }
 

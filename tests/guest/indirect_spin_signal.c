@@ -6,7 +6,10 @@
  *    indirect exit misses (or, with no-poison, the indirect exit polls);
  *    from a timer (setitimer) and from another thread (pthread_kill);
  *  - a cycle of several blocks spanning a page boundary, closed by one
- *    backward direct branch: the poll sits on that edge only.
+ *    backward direct branch: the poll sits on that edge only;
+ *  - a loop closed only by a return to before its call (the callee moves
+ *    ra back): returns do not poll, so the return the host stack cannot
+ *    pair must end in a (poisoned) probe.
  * Broken, the guest spins forever and the run times out.
  */
 #define _GNU_SOURCE
@@ -54,6 +57,26 @@ __asm__(".text\n"
         "ret\n"
         ".option pop\n");
 
+/* Loop until *a0: label 1 is reached again only through back's ret. */
+void spin_ret_back(volatile int *f);
+__asm__(".text\n"
+        ".option push\n"
+        ".option norvc\n"
+        ".globl spin_ret_back\n"
+        "spin_ret_back:\n"
+        "addi sp, sp, -16\n"
+        "sd ra, 8(sp)\n"
+        "1: lw t0, 0(a0)\n"
+        "bnez t0, 2f\n"
+        "jal ra, back\n"           /* ra = 1b + 12 */
+        "2: ld ra, 8(sp)\n"
+        "addi sp, sp, 16\n"
+        "ret\n"
+        "back: addi t2, t2, 1\n"
+        "addi ra, ra, -12\n"
+        "ret\n"
+        ".option pop\n");
+
 static void *kicker(void *arg)
 {
     struct timespec ts = { 0, 50 * 1000 * 1000 };
@@ -95,5 +118,16 @@ int main(void)
     spin_xpage(&flag);
     pthread_join(th, NULL);
     printf("cross-page cycle saw pthread_kill: %d\n", flag);
+
+    flag = 0;
+    timer(30000);
+    spin_ret_back(&flag);
+    printf("loop through a return saw the timer: %d\n", flag);
+
+    flag = 0;
+    pthread_create(&th, NULL, kicker, &self);
+    spin_ret_back(&flag);
+    pthread_join(th, NULL);
+    printf("loop through a return saw pthread_kill: %d\n", flag);
     return 0;
 }
