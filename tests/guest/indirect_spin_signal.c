@@ -91,43 +91,30 @@ static void timer(int usec)
     setitimer(ITIMER_REAL, &it, NULL);
 }
 
+/* Run spin until a signal sets flag: once from a timer, once from another thread. */
+static void both_ways(void (*spin)(volatile int *), const char *what)
+{
+    pthread_t self = pthread_self(), th;
+    flag = 0;
+    timer(30000);
+    spin(&flag);
+    printf("%s saw the timer: %d\n", what, flag);
+
+    flag = 0;
+    pthread_create(&th, NULL, kicker, &self);
+    spin(&flag);
+    pthread_join(th, NULL);
+    printf("%s saw pthread_kill: %d\n", what, flag);
+}
+
+static void spin_indirect_flag(volatile int *f) { (void)f; spin_indirect(); }
+
 int main(void)
 {
     signal(SIGALRM, on_sig);
     signal(SIGUSR1, on_sig);
-
-    flag = 0;
-    timer(30000);
-    spin_indirect();
-    printf("indirect loop saw the timer: %d\n", flag);
-
-    flag = 0;
-    pthread_t self = pthread_self(), th;
-    pthread_create(&th, NULL, kicker, &self);
-    spin_indirect();
-    pthread_join(th, NULL);
-    printf("indirect loop saw pthread_kill: %d\n", flag);
-
-    flag = 0;
-    timer(30000);
-    spin_xpage(&flag);
-    printf("cross-page cycle saw the timer: %d\n", flag);
-
-    flag = 0;
-    pthread_create(&th, NULL, kicker, &self);
-    spin_xpage(&flag);
-    pthread_join(th, NULL);
-    printf("cross-page cycle saw pthread_kill: %d\n", flag);
-
-    flag = 0;
-    timer(30000);
-    spin_ret_back(&flag);
-    printf("loop through a return saw the timer: %d\n", flag);
-
-    flag = 0;
-    pthread_create(&th, NULL, kicker, &self);
-    spin_ret_back(&flag);
-    pthread_join(th, NULL);
-    printf("loop through a return saw pthread_kill: %d\n", flag);
+    both_ways(spin_indirect_flag, "indirect loop");
+    both_ways(spin_xpage, "cross-page cycle");
+    both_ways(spin_ret_back, "loop through a return");
     return 0;
 }
