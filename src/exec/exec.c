@@ -489,13 +489,6 @@ static bool copy_code(int fd, size_t from, size_t to)
     return true;
 }
 
-/*
- * The locks in the order everything else takes them: flush_mutex (a
- * flusher waits for threads that may need the mapping lock to translate),
- * then mm's lock, then tb_lock (a translator holds mm's read lock when it
- * takes tb_lock). Taking tb_lock before mm's lock deadlocked a fork from one
- * thread against a translation in another.
- */
 /* With tb_lock held, before any write to the code buffer: own it alone. */
 static void code_make_private(void)
 {
@@ -524,6 +517,13 @@ void exec_process_exit(void)
     }
 }
 
+/*
+ * The locks in the order everything else takes them: flush_mutex (a
+ * flusher waits for threads that may need the mapping lock to translate),
+ * then mm's lock, then tb_lock (a translator holds mm's read lock when it
+ * takes tb_lock). Taking tb_lock before mm's lock deadlocked a fork from one
+ * thread against a translation in another.
+ */
 static void atfork_prepare(void)
 {
     pthread_mutex_lock(&flush_mutex);
