@@ -14,8 +14,8 @@
  *
  * Block ends (--tune, user/options.h): the exit poll sits only on exits that
  * can close a cycle (a direct exit to a block starting at or below this
- * one's start; indirect exits unless the jump cache is poisoned instead;
- * guest returns); indirect exits probe the jump cache inline through
+ * one's start; indirect exits and guest returns unless the jump cache is
+ * poisoned instead: be_return); indirect exits probe the jump cache inline through
  * cpu->jc_probe; guest calls and returns are host call and ret (see
  * be_call_direct), so rsp is only 8-byte aligned in translated code: the
  * runtime stubs align it for C calls.
