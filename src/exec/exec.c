@@ -509,12 +509,18 @@ static void code_make_private(void)
 
 void exec_process_exit(void)
 {
-    /* Held from here on: no thread of this process writes code any more.
-     * If another thread holds it, keep counting this process (a copy later). */
-    if (code_owners && pthread_mutex_trylock(&tb_lock) == 0) {
-        __atomic_fetch_sub(code_owners, 1, __ATOMIC_RELEASE);
-        code_owners = NULL;
+    /* tb_lock is held from here on: no thread of this process writes code
+     * any more. Another thread may still run translated code until the
+     * kernel ends it, so a process with more than one keeps its count (and
+     * one whose lock is busy): a copy later, never a shared write. */
+    if (!code_owners || pthread_mutex_trylock(&tb_lock) != 0)
+        return;
+    if (nthreads > 1) {
+        pthread_mutex_unlock(&tb_lock);
+        return;
     }
+    __atomic_fetch_sub(code_owners, 1, __ATOMIC_RELEASE);
+    code_owners = NULL;
 }
 
 /*
