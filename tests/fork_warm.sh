@@ -17,16 +17,16 @@ XLAT=$BUILD/xlat
 ELF=$BUILD/guest/proc_fork_warm
 [[ -x $ELF ]] || { echo "fork_warm: $ELF not built"; exit 1; }
 fail=0
-most_warmed() {     # WHAT xlat-args...: the largest "WHAT warmed" count of all processes
-    local what=$1 err
-    shift
-    err=$("$XLAT" -d stats "$@" "$ELF" 2>&1 >/dev/null) || { echo "run failed"; return; }
-    sed -n "s/^xlat stats: $what warmed (fork) *\([0-9]*\)$/\1/p" <<<"$err" | sort -n | tail -n 1
+stats_on=$("$XLAT" -d stats "$ELF" 2>&1 >/dev/null) || stats_on="run failed"
+stats_off=$("$XLAT" -d stats --tune no-fork-warm "$ELF" 2>&1 >/dev/null) || stats_off="run failed"
+largest() {        # STATS COUNTER: the largest value of "xlat stats: COUNTER N" of all processes
+    sed -n "s/^xlat stats: $2 *\([0-9]*\)\( .*\)\{0,1\}$/\1/p" <<<"$1" | sort -n | tail -n 1
 }
-on=$(most_warmed blocks)
-off=$(most_warmed blocks --tune no-fork-warm)
-chains_on=$(most_warmed chains)
-chains_off=$(most_warmed chains --tune no-fork-warm)
+on=$(largest "$stats_on" "blocks warmed (fork)")
+off=$(largest "$stats_off" "blocks warmed (fork)")
+chains_on=$(largest "$stats_on" "chains warmed (fork)")
+chains_off=$(largest "$stats_off" "chains warmed (fork)")
+copies=$(largest "$stats_on" "code buffer copies")
 # The 30 children run child_work(), about 20 blocks the parent never runs,
 # chained to each other.
 [[ $on =~ ^[0-9]+$ && $on -ge 10 ]] || { echo "fork_warm: default: blocks warmed '$on', want >= 10"; fail=1; }
@@ -34,8 +34,6 @@ chains_off=$(most_warmed chains --tune no-fork-warm)
 [[ $chains_on =~ ^[0-9]+$ && $chains_on -ge 5 ]] ||
     { echo "fork_warm: default: chains warmed '$chains_on', want >= 5"; fail=1; }
 [[ $chains_off == 0 ]] || { echo "fork_warm: --tune no-fork-warm: chains warmed '$chains_off', want 0"; fail=1; }
-copies=$("$XLAT" -d stats "$ELF" 2>&1 >/dev/null |
-         sed -n 's/^xlat stats: code buffer copies *\([0-9]*\) .*$/\1/p' | sort -n | tail -n 1)
 [[ $copies =~ ^[0-9]+$ && $copies -ge 1 && $copies -le 15 ]] ||
     { echo "fork_warm: code buffer copies '$copies', want 1..15"; fail=1; }
 [[ $fail == 0 ]] && echo "fork_warm: ok (warmed $on blocks, $chains_on chains; $copies code buffer copies)"

@@ -288,8 +288,12 @@ static void warm_chain(void)
     if (head - warm_edge_seen > WARM_SLOTS)
         warm_edge_seen = head - WARM_SLOTS;
     unsigned df = dflags();
+    if (!(df & DF_CHAIN)) {
+        warm_edge_seen = head;
+        return;
+    }
     pthread_mutex_lock(&tb_lock);
-    for (; warm_edge_seen != head && (df & DF_CHAIN); warm_edge_seen++) {
+    for (; warm_edge_seen != head; warm_edge_seen++) {
         const WarmEdge *w = &warm->edge[warm_edge_seen % WARM_SLOTS];
         uint64_t src_slot = __atomic_load_n(&w->src_slot, __ATOMIC_RELAXED);
         uint64_t dst_pc = __atomic_load_n(&w->dst, __ATOMIC_RELAXED);
@@ -1124,15 +1128,13 @@ static bool interp_run_of(uint64_t pc, unsigned df)
     size_t i = (pc >> 1) & ((1u << SEEN_BITS) - 1);
     if (seen_pc[i] == 0) {
         seen_pc[i] = pc;
-        seen_runs[i] = 1;
-        warm_record(pc);
-        return true;
+        seen_runs[i] = 0;
     }
     if (seen_pc[i] != pc)
         return false;
     if (seen_runs[i] < INTERP_RUNS) {
         seen_runs[i]++;
-        warm_record(pc);    /* the parent may have run it before the fork */
+        warm_record(pc);    /* every run: the parent may have run it before the fork */
         return true;
     }
     seen_pc[i] = 0;

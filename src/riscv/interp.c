@@ -132,13 +132,15 @@ void interp_flush_cache(void)
     __atomic_fetch_add(&dcache_generation, 1, __ATOMIC_RELEASE);
 }
 
-static void dcache_sync(void)
+/* Returns the generation entries must carry (its low half). */
+static uint32_t dcache_sync(void)
 {
     uint64_t g = __atomic_load_n(&dcache_generation, __ATOMIC_ACQUIRE);
     if (unlikely(g != dcache_seen_generation)) {
         exec_page = NO_PAGE;
         dcache_seen_generation = g;
     }
+    return (uint32_t)g;
 }
 
 /* Decode the instruction at pc into e after checking that pc is executable. */
@@ -423,7 +425,7 @@ enum exit_reason run(CPUState *cpu, unsigned straight)
     uint64_t pc = cpu->pc;
     uint64_t npc, fault_addr;
 
-    dcache_sync();
+    uint32_t gen = dcache_sync();
     for (;;) {
         /* -- Fetch and decode -- */
         cpu->pc = pc;
@@ -443,7 +445,7 @@ enum exit_reason run(CPUState *cpu, unsigned straight)
             bits |= (uint32_t)LD16(pc + 2) << 16;
         }
         DCacheEntry *e = &dc[(pc >> 1) & dcache_mask];
-        if (unlikely(e->pc != pc || e->bits != bits || e->gen != (uint32_t)dcache_seen_generation) &&
+        if (unlikely(e->pc != pc || e->bits != bits || e->gen != gen) &&
             !dcache_fill(e, pc, bits)) {
             fault_addr = pc;
             goto noexec;
@@ -719,7 +721,7 @@ enum exit_reason run(CPUState *cpu, unsigned straight)
             cpu->pc = pc;
             return straight ? EXIT_NONE : EXIT_REQUEST;
         }
-        dcache_sync();
+        gen = dcache_sync();
     }
 
 illegal:

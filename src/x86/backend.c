@@ -68,11 +68,10 @@ void be_choose_remap(BeCtx *c, const uint8_t uses[32])
     tb->nremap = 0;
     if (!tune.remap)
         return;
-    bool taken[32] = { false };
     while (tb->nremap < TB_MAX_REMAP) {
         int in = -1, out = -1;
-        for (int g = 1; g < 32; g++)
-            if (c->map[g] < 0 && !taken[g] && uses[g] >= REMAP_MIN_USES &&
+        for (int g = 1; g < 32; g++)      /* a register taken in has a host register */
+            if (c->map[g] < 0 && uses[g] >= REMAP_MIN_USES &&
                 (in < 0 || uses[g] > uses[in]))
                 in = g;
         /* RDX: x18's host register, parked by name around divisions (trans_ext.c). */
@@ -83,7 +82,6 @@ void be_choose_remap(BeCtx *c, const uint8_t uses[32])
             }
         if (in < 0 || out < 0)
             break;
-        taken[in] = true;
         tb->remap[tb->nremap++] = (TBRemap){ .host = c->map[out], .out = (int8_t)out, .in = (int8_t)in };
         c->map[in] = c->map[out];
         c->map[out] = -1;
