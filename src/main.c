@@ -83,6 +83,8 @@ static void usage(FILE *out)
         "                     mapping),\n"
         "                     no-narrow (sign-extend every 32-bit result, even one that\n"
         "                     only 32-bit operations read before it is overwritten),\n"
+        "                     no-zero-base (the guest window anywhere in the host address\n"
+        "                     space, reached through a base register, not at host 0),\n"
         "                     jc-bits=N (jump cache of 2^N entries, 10..18, default 16)\n"
         "\n"
         "The guest lives in a reserved %llu GiB window of the host address space\n"
@@ -106,7 +108,7 @@ static const struct { const char *name; bool *flag; } tune_items[] = {
     { "disp", &tune.disp }, { "checked-reuse", &tune.checked_reuse },
     { "ras", &tune.ras }, { "superblock", &tune.superblock }, { "fork-warm", &tune.fork_warm },
     { "first-interp", &tune.first_interp }, { "remap", &tune.remap },
-    { "narrow", &tune.narrow },
+    { "narrow", &tune.narrow }, { "zero-base", &tune.zero_base },
 };
 static char tune_arg[256];          /* every --tune given, for an exec'd xlat */
 

@@ -59,7 +59,7 @@ static void add(const char *where, void *p, size_t len)
 }
 
 /* A page at a fixed host address, if that address is free. */
-static void *page_at(uint8_t *addr)
+static void *page_at(void *addr)
 {
     void *p = mmap(addr, GUEST_PAGE_SIZE, PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
@@ -80,10 +80,11 @@ void canary_init(void)
     add(".bss", canary_bss, sizeof canary_bss);
     add("heap", malloc(CANARY_BYTES), CANARY_BYTES);
     add("heap (large)", malloc(1 << 20), 1 << 20);
+    /* (none below with the window at host address 0: that is the kernel's half) */
     add("page below the low guard",
-        page_at(guest_base - GUEST_GUARD_SIZE - GUEST_PAGE_SIZE), GUEST_PAGE_SIZE);
+        page_at(g2h(0 - GUEST_GUARD_SIZE - GUEST_PAGE_SIZE)), GUEST_PAGE_SIZE);
     add("page above the high guard",
-        page_at(guest_base + GUEST_SPACE_SIZE + GUEST_GUARD_SIZE), GUEST_PAGE_SIZE);
+        page_at(g2h(GUEST_SPACE_SIZE + GUEST_GUARD_SIZE)), GUEST_PAGE_SIZE);
 }
 
 void canary_add(const char *where, void *p, size_t len)

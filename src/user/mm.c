@@ -118,6 +118,13 @@ static int host_prot(int prot)
 /* Put PROT_NONE reservation back over [start, start+len). */
 static int host_reserve(uint64_t start, uint64_t len)
 {
+    if (start < GUEST_MMAP_MIN_ADDR) {  /* never mapped; the host refuses MAP_FIXED there */
+        uint64_t skip = GUEST_MMAP_MIN_ADDR - start;
+        if (len <= skip)
+            return 0;
+        start += skip;
+        len -= skip;
+    }
     void *p = mmap(g2h(start), len, PROT_NONE,
                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
     return p == MAP_FAILED ? -errno : 0;
@@ -135,17 +142,42 @@ void mm_fork_prepare(void) { pthread_rwlock_wrlock(&mm_lock); }
 void mm_fork_parent(void)  { pthread_rwlock_unlock(&mm_lock); }
 void mm_fork_child(void)   { pthread_rwlock_init(&mm_lock, NULL); }
 
+/*
+ * The window at host address 0 (--tune zero-base): reserve it from the
+ * lowest address guests may map up to the end of the high guard, if the
+ * host has nothing there (a sanitizer's shadow memory, a non-PIE xlat) and
+ * allows mappings that low (vm.mmap_min_addr).
+ */
+static bool reserve_at_zero(void)
+{
+    uint64_t len = GUEST_SPACE_SIZE + GUEST_GUARD_SIZE - GUEST_MMAP_MIN_ADDR;
+    void *want = (void *)(uintptr_t)GUEST_MMAP_MIN_ADDR;
+    void *p = mmap(want, len, PROT_NONE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
+    if (p == MAP_FAILED)
+        return false;
+    if (p != want) {            /* a kernel without MAP_FIXED_NOREPLACE took it as a hint */
+        munmap(p, len);
+        return false;
+    }
+    return true;
+}
+
 void mm_init(void)
 {
-    uint64_t total = GUEST_GUARD_SIZE + GUEST_SPACE_SIZE + GUEST_GUARD_SIZE;
-    void *p = mmap(NULL, total, PROT_NONE,
-                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (p == MAP_FAILED) {
-        fprintf(stderr, "xlat: cannot reserve %llu GiB for the guest address space: %s\n",
-                (unsigned long long)(total >> 30), strerror(errno));
-        exit(1);
+    if (tune.zero_base && reserve_at_zero()) {
+        guest_base = NULL;
+    } else {
+        uint64_t total = GUEST_GUARD_SIZE + GUEST_SPACE_SIZE + GUEST_GUARD_SIZE;
+        void *p = mmap(NULL, total, PROT_NONE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (p == MAP_FAILED) {
+            fprintf(stderr, "xlat: cannot reserve %llu GiB for the guest address space: %s\n",
+                    (unsigned long long)(total >> 30), strerror(errno));
+            exit(1);
+        }
+        guest_base = (uint8_t *)p + GUEST_GUARD_SIZE;
     }
-    guest_base = (uint8_t *)p + GUEST_GUARD_SIZE;
 
     uint64_t gap = opt.stack_size ? opt.stack_size : (8ULL << 20);
     gap += STACK_GUARD_GAP;
@@ -154,8 +186,8 @@ void mm_init(void)
     if (gap > GUEST_TASK_SIZE / 6 * 5)
         gap = GUEST_TASK_SIZE / 6 * 5;
     mmap_base = PAGE_DOWN(GUEST_TASK_SIZE - gap);
-    xlat_log(LOG_PAGE, "page: guest window at host %p, mmap base %#llx\n",
-             (void *)guest_base, (unsigned long long)mmap_base);
+    xlat_log(LOG_PAGE, "page: guest window at host %#llx, mmap base %#llx\n",
+             (unsigned long long)(uintptr_t)guest_base, (unsigned long long)mmap_base);
 }
 
 /* -- The mapping table (callers hold mm_lock) ------------------------------ */

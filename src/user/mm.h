@@ -8,6 +8,13 @@
  * can never reach host memory outside the reservation. Pages the guest has
  * not mapped are PROT_NONE inside the window.
  *
+ * Where it can (--tune zero-base, the default), the window sits at host
+ * address 0: guest_base is NULL, a guest address is its own host address,
+ * and translated code needs no base register. Nothing is mappable below
+ * vm.mmap_min_addr there, and the low guard wraps around to the top of the
+ * address space, the kernel's half, where every user access faults just
+ * the same. Addresses are therefore compared modulo 2^64 below.
+ *
  * mm.c keeps the list of guest mappings (address, length, protection, name)
  * and implements mmap/munmap/mprotect/mremap/brk on the window with
  * MAP_FIXED host mappings. Every guest pointer that xlat's own C code reads
@@ -31,8 +38,8 @@
 
 extern uint8_t *guest_base;
 
-static inline void *g2h(uint64_t ga) { return guest_base + ga; }
-static inline uint64_t h2g(const void *p) { return (uint64_t)((const uint8_t *)p - guest_base); }
+static inline void *g2h(uint64_t ga) { return (void *)((uintptr_t)guest_base + ga); }
+static inline uint64_t h2g(const void *p) { return (uint64_t)((uintptr_t)p - (uintptr_t)guest_base); }
 
 /* True if [ga, ga+len) lies inside the window (says nothing of mappings). */
 static inline bool guest_range_in_window(uint64_t ga, uint64_t len)
@@ -43,15 +50,13 @@ static inline bool guest_range_in_window(uint64_t ga, uint64_t len)
 /* True if host pointer p lies in the window proper (not the guards). */
 static inline bool host_in_window(const void *p)
 {
-    return (const uint8_t *)p >= guest_base &&
-           (const uint8_t *)p < guest_base + GUEST_SPACE_SIZE;
+    return h2g(p) < GUEST_SPACE_SIZE;
 }
 
 /* True if p lies in the window or the guard regions around it. */
 static inline bool host_in_window_or_guards(const void *p)
 {
-    return (const uint8_t *)p >= guest_base - GUEST_GUARD_SIZE &&
-           (const uint8_t *)p < guest_base + GUEST_SPACE_SIZE + GUEST_GUARD_SIZE;
+    return h2g(p) + GUEST_GUARD_SIZE < GUEST_SPACE_SIZE + 2 * GUEST_GUARD_SIZE;
 }
 
 /* Reserve the window. Exits with a message on failure. */

@@ -39,6 +39,7 @@ typedef struct Tune {
     bool remap;         /* a block may map guest registers to host registers its own way */
     bool first_interp;  /* a block's first runs are interpreted, translated when it runs again */
     bool narrow;        /* a 32-bit result read only by 32-bit consumers is not sign-extended */
+    bool zero_base;     /* the guest window at host address 0: no base register (user/mm.h) */
     unsigned jc_bits;   /* log2 of jump cache entries (10..18, default 16) */
 } Tune;
 

@@ -4,9 +4,11 @@
  * The mapping below was chosen by counting register operands in the .text
  * of Debian's riscv64 cc1 (gcc 14): a5 a0 ra sp a4 s0 a3 a1 s1 a2 s2 are the
  * eleven most used (then s3..s8, a6), in that order. The most used get the
- * callee-saved host registers, which C helpers preserve. A block may lend
- * the host registers of guest registers it does not use to others it uses
- * often (be_choose_remap); outside the block the mapping is always this.
+ * callee-saved host registers, which C helpers preserve. With the guest
+ * window at host address 0 (user/mm.h), r14 holds no base and takes the
+ * twelfth, s3. A block may lend the host registers of guest registers it
+ * does not use to others it uses often (be_choose_remap); outside the block
+ * the mapping is always this.
  */
 #include "x86/backend.h"
 
@@ -16,7 +18,7 @@
 #include "exec/exec.h"
 #include "user/options.h"
 
-const int8_t be_guest_reg[32] = {
+int8_t be_guest_reg[32] = {
     [0] = -1,
     [15] = RBX, [10] = RBP, [1] = R12, [2] = R13, [14] = RSI, [8] = RDI,
     [13] = R8, [11] = R9, [9] = R10, [12] = R11, [18] = RDX,
@@ -26,11 +28,18 @@ const int8_t be_guest_reg[32] = {
     [26] = -1, [27] = -1, [28] = -1, [29] = -1, [30] = -1, [31] = -1,
 };
 
-const int8_t be_host_guest[16] = {
+int8_t be_host_guest[16] = {
     [RAX] = -1, [RCX] = -1, [RDX] = 18, [RBX] = 15, [RSP] = -1, [RBP] = 10,
     [RSI] = 14, [RDI] = 8, [R8] = 13, [R9] = 11, [R10] = 9, [R11] = 12,
     [R12] = 1, [R13] = 2, [R14] = -1, [R15] = -1,
 };
+
+/* The guest register r14 holds when it is not the guest base. */
+#define GUEST_IN_R14 19
+
+/* Base register of guest memory operands: REG_GBASE, or NO_REG with the
+ * window at host address 0. */
+static int gbase_reg = REG_GBASE;
 
 const int8_t *be_cur_map = be_guest_reg;
 
@@ -167,8 +176,18 @@ static void emit_interp_helper_call(Emit *e)
 /* Bytes of host stack the return-address stack may use (8 per entry). */
 #define RAS_BYTES (4096 * 8)
 
+/* With the window at host address 0, r14 is free for a guest register. */
+static void set_guest_base(const uint8_t *gbase)
+{
+    bool zero = gbase == NULL;
+    gbase_reg = zero ? NO_REG : REG_GBASE;
+    be_guest_reg[GUEST_IN_R14] = zero ? R14 : -1;
+    be_host_guest[R14] = zero ? GUEST_IN_R14 : -1;
+}
+
 void be_gen_runtime(Emit *e, JitRuntime *rt, uint8_t *gbase)
 {
+    set_guest_base(gbase);
     /* enter(cpu = rdi, host = rsi): the callee-saved registers, then the
      * return-address stack's sentinel (patched below), whose slot is
      * cpu->ras_base; rsp is 16-byte aligned there. */
@@ -182,7 +201,8 @@ void be_gen_runtime(Emit *e, JitRuntime *rt, uint8_t *gbase)
     emit_st64(e, RSP, REG_CPU, offsetof(CPUState, ras_base));
     emit_lea(e, RCX, RSP, NO_REG, 0, -RAS_BYTES, false);
     emit_st64(e, RCX, REG_CPU, offsetof(CPUState, ras_floor));
-    emit_mov_ri(e, REG_GBASE, (uint64_t)(uintptr_t)gbase);
+    if (gbase)
+        emit_mov_ri(e, REG_GBASE, (uint64_t)(uintptr_t)gbase);
     be_default_mxcsr(e);
     emit_mov_rr(e, RAX, RSI);
     be_load_mapped(e);
@@ -569,12 +589,27 @@ static int unfold_disp(BeCtx *c, int addr, int32_t *disp)
     return RCX;
 }
 
+/*
+ * The host operand [gbase + index + disp] of a guest access: index is the
+ * host register holding the guest address (or NO_REG); with the window at
+ * host address 0 it becomes the base, and the operand needs no SIB byte.
+ */
+static int guest_base_of(int *index)
+{
+    if (gbase_reg != NO_REG)
+        return gbase_reg;
+    int base = *index;
+    *index = NO_REG;
+    return base;
+}
+
 void be_guest_load(BeCtx *c, int dst, int addr, int base, int32_t disp, int size, bool sign,
                    uint64_t pc)
 {
     window_check(c, addr, base, pc);
     addr = unfold_disp(c, addr, &disp);
-    emit_load_sized(&c->e, dst, REG_GBASE, addr, disp, size, sign);
+    int hbase = guest_base_of(&addr);
+    emit_load_sized(&c->e, dst, hbase, addr, disp, size, sign);
 }
 
 /* Index register and displacement for the constant guest address addr. */
@@ -593,19 +628,22 @@ void be_guest_load_abs(BeCtx *c, int dst, uint64_t addr, int size, bool sign)
 {
     int32_t disp;
     int index = abs_operand(c, addr, &disp);
-    emit_load_sized(&c->e, dst, REG_GBASE, index, disp, size, sign);
+    int hbase = guest_base_of(&index);
+    emit_load_sized(&c->e, dst, hbase, index, disp, size, sign);
 }
 
 void be_guest_store_abs(BeCtx *c, int src, uint64_t addr, int size)
 {
     int32_t disp;
     int index = abs_operand(c, addr, &disp);
-    emit_store_sized(&c->e, src, REG_GBASE, index, disp, size);
+    int hbase = guest_base_of(&index);
+    emit_store_sized(&c->e, src, hbase, index, disp, size);
 }
 
 void be_guest_store(BeCtx *c, int src, int addr, int base, int32_t disp, int size, uint64_t pc)
 {
     window_check(c, addr, base, pc);
     addr = unfold_disp(c, addr, &disp);
-    emit_store_sized(&c->e, src, REG_GBASE, addr, disp, size);
+    int hbase = guest_base_of(&addr);
+    emit_store_sized(&c->e, src, hbase, addr, disp, size);
 }

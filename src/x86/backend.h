@@ -4,9 +4,10 @@
  * place that emits guest memory accesses.
  *
  * Register convention inside translated code:
- *   r15  CPUState *           r14  guest_base (host address of guest 0)
+ *   r15  CPUState *           r14  guest_base (host address of guest 0),
+ *                                  or a guest register if that is 0
  *   rax, rcx  scratch         rsp  16-byte aligned at helper calls
- *   the other 11 registers hold the 11 most used guest registers for the
+ *   the other 11 (12) registers hold the most used guest registers for the
  *   whole run of translated code (across chained blocks); the rest live in
  *   CPUState.x[]. Every guest register is in its home (host register or
  *   CPUState) at every instruction boundary, so a fault needs only the
@@ -34,11 +35,11 @@
 #define REG_T0    RAX
 #define REG_T1    RCX
 
-#define BE_NUM_MAPPED 11
-/* Host register of guest register g, or -1 if it lives in CPUState (x0: -1). */
-extern const int8_t be_guest_reg[32];
+/* Host register of guest register g, or -1 if it lives in CPUState (x0: -1).
+ * Fixed once be_gen_runtime has run. */
+extern int8_t be_guest_reg[32];
 /* Guest register held by host register h, or -1. */
-extern const int8_t be_host_guest[16];
+extern int8_t be_host_guest[16];
 /*
  * The mapping the translator uses for the block it is translating: the
  * fixed be_guest_reg, or the block's own (be_choose_remap). Translation is
@@ -88,7 +89,9 @@ void be_end_remap(void);
 /* An out-of-line interpreter call for pc (its jcc and resume set by the caller). */
 BeSlow *be_slow_add(BeCtx *c, uint64_t pc);
 
-/* Write the runtime stubs at e (once per code buffer generation). */
+/* Write the runtime stubs at e (once per code buffer generation) for the
+ * guest window at host gbase (NULL: at host address 0, r14 then holds a
+ * guest register). */
 void be_gen_runtime(Emit *e, JitRuntime *rt, uint8_t *gbase);
 
 /* Block start (exit poll, -d stats entry count) and end (out-of-line paths and

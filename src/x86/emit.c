@@ -18,7 +18,7 @@ void emit_opc(Emit *e, int opc, int r, int rm, int index)
         rex |= 4;
     if (index > 0 && (index & 8))
         rex |= 2;
-    if (rm & 8)
+    if (rm >= 0 && (rm & 8))
         rex |= 1;
     /* spl, bpl, sil, dil need a REX prefix to be byte registers. */
     if (((opc & P_REXB_R) && (r & 15) >= 4) || ((opc & P_REXB_RM) && (rm & 15) >= 4))
@@ -69,6 +69,13 @@ void emit_vex_mem(Emit *e, int opc, bool w, int r, int v, int base, int32_t disp
 
 static void emit_mem_operand(Emit *e, int r, int base, int index, int shift, int32_t disp)
 {
+    if (base == NO_REG) {       /* [index << shift + disp32], or the absolute [disp32] */
+        assert(index != RSP);
+        emit_u8(e, (uint8_t)((r & 7) << 3 | 4));
+        emit_u8(e, (uint8_t)(shift << 6 | (index == NO_REG ? 4 : index & 7) << 3 | 5));
+        emit_imm32(e, (uint32_t)disp);
+        return;
+    }
     int mod = disp == 0 && (base & 7) != RBP ? 0 : disp == (int8_t)disp ? 1 : 2;
     if (index == NO_REG && (base & 7) != RSP) {
         emit_u8(e, (uint8_t)(mod << 6 | (r & 7) << 3 | (base & 7)));

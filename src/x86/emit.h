@@ -151,7 +151,8 @@ static inline void emit_imm64(Emit *e, uint64_t v)
 void emit_opc(Emit *e, int opc, int r, int rm, int index);
 /* opc with a register-direct operand: modrm mod=3. */
 void emit_modrm(Emit *e, int opc, int r, int rm);
-/* opc with memory operand [base + index << shift + disp] (index NO_REG: none). */
+/* opc with memory operand [base + index << shift + disp] (index NO_REG: none;
+ * base NO_REG: none, disp32 always). */
 void emit_modrm_mem(Emit *e, int opc, int r, int base, int index, int shift, int32_t disp);
 /*
  * VEX-encoded 0x66 0x0f 0x38 opc (FMA3 scalar): r = r op v op [base + disp],

@@ -156,12 +156,16 @@ static uint32_t enc_sb(int imm)
 }
 
 /* Bases where base+imm, for every imm in [-2048, 2047], is outside the
- * guest's possible mappings (wrapping mod 2^64 into the NULL page for the
- * last two). */
+ * guest's possible mappings (wrapping mod 2^64 into the NULL page for
+ * 0xfff..., and from the NULL page to the top of the address space for the
+ * small bases: a window at host address 0 has no guard below it). The
+ * small bases come last, when the code is translated (first runs are
+ * interpreted). */
 static const uint64_t edge_bases[] = {
     (1ULL << 38) + 2048, (1ULL << 39) - 2048, (1ULL << 39) - 1, 1ULL << 39,
     (1ULL << 39) + 2047, (1ULL << 39) + (1ULL << 32), (1ULL << 39) + (1ULL << 32) - 1,
     1ULL << 63, 0x7ffffffff000ULL, 0xfffffffffffff800ULL, 0xffffffffffffffffULL,
+    0, 8, 2047,
 };
 
 static void displacement_sweep(void)
