@@ -73,6 +73,18 @@ int main(void)
     /* mov %eax,-4(%r14,%r8) */
     CASE("4b896c2e64", emit_store_sized(&e, RBP, R14, R13, 100, 8));
     /* mov %rbp,100(%r14,%r13) */
+    /* No base register (the guest window at host address 0): absolute, or
+     * index only, always with a 32-bit displacement. */
+    CASE("488b042500100000", emit_load_sized(&e, RAX, NO_REG, NO_REG, 0x1000, 8, false));
+    /* mov 0x1000,%rax */
+    CASE("4a0fbe342df8ffffff", emit_load_sized(&e, RSI, NO_REG, R13, -8, 1, true));
+    /* movsbq -0x8(,%r13,1),%rsi */
+    CASE("6644890c250000ff7f", emit_store_sized(&e, R9, NO_REG, NO_REG, 0x7fff0000, 2));
+    /* mov %r9w,0x7fff0000 */
+    CASE("4c89340de0ff0700", emit_store_sized(&e, R14, NO_REG, RCX, 0x7ffe0, 8));
+    /* mov %r14,0x7ffe0(,%rcx,1) */
+    CASE("4d897510", emit_store_sized(&e, R14, R13, NO_REG, 0x10, 8));
+    /* mov %r14,0x10(%r13) */
     CASE("4903c4", emit_arith_rr(&e, ARITH_ADD, RAX, R12, false));
     /* add %r12,%rax */
     CASE("442bda", emit_arith_rr(&e, ARITH_SUB, R11, RDX, true));
