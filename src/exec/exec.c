@@ -697,9 +697,7 @@ static void page_remove_tb(uint64_t page, TB *tb)
 static void patch_jump(TB *src, int n, const uint8_t *target_rw)
 {
     code_make_private();
-    uint8_t *field = tb_entry_rw(src) + src->jmp_field[n];
-    int32_t rel = (int32_t)(target_rw - (field + 4));
-    __atomic_store_n((int32_t *)field, rel, __ATOMIC_RELEASE);
+    emit_store_rel32(tb_entry_rw(src) + src->jmp_field[n], target_rw);
 }
 
 /* The page of src's exit (its last page) is dst's only page. */

@@ -78,6 +78,13 @@ done:
     writeback(t->e, in->rd, d);
 }
 
+/* Guest register r's value, if it is a translation-time constant here. */
+static bool known_value(const T *t, int r, uint64_t *v)
+{
+    *v = t->known_val[r];
+    return t->known >> r & 1;
+}
+
 static void alu_ri(T *t, int op, bool w32)
 {
     const Insn *in = t->in;
@@ -96,8 +103,10 @@ static void tr_addi(T *t, bool w32)
     const Insn *in = t->in;
     if (in->rd == 0)
         return;
-    if (in->rs1 == 0) {                                     /* li */
-        set_imm(t->e, in->rd, (uint64_t)in->imm, RAX);
+    uint64_t v;
+    if (known_value(t, in->rs1, &v)) {      /* li, or the second half of lui/auipc + addi */
+        v += (uint64_t)in->imm;
+        set_imm(t->e, in->rd, w32 ? (uint64_t)(int64_t)(int32_t)v : v, RAX);
         return;
     }
     int d = dst(in->rd);
@@ -300,13 +309,6 @@ static void tr_ext(T *t, int opc)
 
 /* -- Memory ------------------------------------------------------------------------- */
 
-/* Guest register r's value, if it is a translation-time constant here. */
-static bool known_value(const T *t, int r, uint64_t *v)
-{
-    *v = t->known_val[r];
-    return t->known >> r & 1;
-}
-
 /* The address of a load or store, if known at translation time and inside
  * the window (a global reached through auipc). */
 static bool const_address(const T *t, int size, uint64_t *addr)
@@ -388,13 +390,11 @@ static bool tr_branch(T *t, int cc)
     }
     bool go_on = continue_past_branch(t);
     be_branch_begin(t->c, t->pc, taken, go_on ? 0 : next);
-    if (in->rs2 == 0) {
-        int a = src(t->e, in->rs1, RAX);
-        emit_arith_ri(t->e, ARITH_CMP, a, 0, false);
-    } else if (in->rs1 == 0) {
-        int b = src(t->e, in->rs2, RAX);
-        emit_arith_ri(t->e, ARITH_CMP, b, 0, false);
-        cc = swap_cc(cc);
+    if (in->rs2 == 0 || in->rs1 == 0) {      /* test r, r: the flags of cmp r, 0 */
+        int a = src(t->e, in->rs1 | in->rs2, RAX);
+        emit_test_rr(t->e, a, a);
+        if (in->rs1 == 0)
+            cc = swap_cc(cc);
     } else {
         int a = src(t->e, in->rs1, RAX);
         arith_src(t->e, ARITH_CMP, a, in->rs2, false);
@@ -610,8 +610,8 @@ static uint8_t exit_kind(const T *t, int op)
 }
 
 /*
- * After each instruction: rd is a known constant if lui, auipc or addi of a
- * known register made it one; any other write (the Insn's rd, or an FP rd:
+ * After each instruction: rd is a known constant if lui, auipc, or addi or
+ * addiw of a known register made it one; any other write (the Insn's rd, or an FP rd:
  * then conservatively the same bit) forgets it.
  */
 static void track_constants(T *t)
@@ -625,8 +625,11 @@ static void track_constants(T *t)
     case OP_lui:   known = true; v = (uint64_t)in->imm; break;
     case OP_auipc: known = true; v = t->pc + (uint64_t)in->imm; break;
     case OP_addi:
+    case OP_addiw:
         known = known_value(t, in->rs1, &v);
         v += (uint64_t)in->imm;
+        if (in->op == OP_addiw)
+            v = (uint64_t)(int64_t)(int32_t)v;
         break;
     default:
         break;

@@ -353,7 +353,7 @@ static void slot_add(BeCtx *c, uint8_t *field, uint64_t target)
 /* A patchable jump (jmp, or jcc if cc >= 0) through the next slot to target. */
 static void slot_jump(BeCtx *c, uint64_t target, int cc)
 {
-    slot_add(c, cc >= 0 ? emit_jcc_aligned(&c->e, cc) : emit_jmp_aligned(&c->e), target);
+    slot_add(c, cc >= 0 ? emit_jcc_patchable(&c->e, cc) : emit_jmp_patchable(&c->e), target);
 }
 
 void be_goto_tb(BeCtx *c, uint64_t target)
@@ -392,7 +392,7 @@ void be_side_exit(BeCtx *c, int cc, uint64_t taken)
     }
     emit_patch_rel32(emit_jcc(&c->e, cc), c->cold.p);
     emit_swap(c->tb, &c->cold, false);
-    slot_add(c, emit_jmp_aligned(&c->cold), taken);
+    slot_add(c, emit_jmp_patchable(&c->cold), taken);
 }
 
 /*
@@ -444,7 +444,7 @@ void be_call_direct(BeCtx *c, uint64_t target, uint64_t ret_pc)
     if (target <= c->tb->pc)
         exit_poll(c, target, false);
     ras_limit(c);
-    slot_add(c, emit_call_aligned(&c->e), target);
+    slot_add(c, emit_call_patchable(&c->e), target);
     ras_landing(c, ret_pc);
 }
 

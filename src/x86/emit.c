@@ -263,24 +263,35 @@ static uint8_t *emit_rel32_insn(Emit *e, uint8_t opc)
 uint8_t *emit_jmp(Emit *e)  { return emit_rel32_insn(e, OPC_JMP_long); }
 uint8_t *emit_call(Emit *e) { return emit_rel32_insn(e, OPC_CALL_Jz); }
 
-uint8_t *emit_jmp_aligned(Emit *e)
+/*
+ * Nop padding so that the rel32 field at p + opc_len does not cross a
+ * cache line: a store to it is then one atomic write that another thread's
+ * instruction fetch sees whole (x86 makes unaligned 4-byte accesses within
+ * a cache line atomic), without the 4-byte alignment that padded a jump in
+ * two of three cases.
+ */
+static void pad_rel32(Emit *e, unsigned opc_len)
 {
-    unsigned pad = (unsigned)(-(uintptr_t)(e->p + 1)) & 3;
-    emit_nops(e, pad);
+    unsigned line = (unsigned)((uintptr_t)(e->p + opc_len) & 63);
+    if (line > 60)
+        emit_nops(e, 64 - line);
+}
+
+uint8_t *emit_jmp_patchable(Emit *e)
+{
+    pad_rel32(e, 1);
     return emit_jmp(e);
 }
 
-uint8_t *emit_call_aligned(Emit *e)
+uint8_t *emit_call_patchable(Emit *e)
 {
-    unsigned pad = (unsigned)(-(uintptr_t)(e->p + 1)) & 3;
-    emit_nops(e, pad);
+    pad_rel32(e, 1);
     return emit_call(e);
 }
 
-uint8_t *emit_jcc_aligned(Emit *e, int cc)
+uint8_t *emit_jcc_patchable(Emit *e, int cc)
 {
-    unsigned pad = (unsigned)(-(uintptr_t)(e->p + 2)) & 3;     /* 0f 8x, then rel32 */
-    emit_nops(e, pad);
+    pad_rel32(e, 2);                    /* 0f 8x, then rel32 */
     return emit_jcc(e, cc);
 }
 

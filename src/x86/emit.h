@@ -206,15 +206,23 @@ void emit_jmp_mem(Emit *e, int base, int32_t disp);
 /*
  * Relative branches to labels that may not exist yet: each returns the
  * address of its rel32 field; emit_patch_rel32 points it at target.
- * emit_jmp_aligned places the rel32 field on a 4-byte boundary (nop padding
- * before the opcode) so it can later be repatched with one atomic store.
+ * emit_jmp_patchable keeps the rel32 field inside one cache line (nop
+ * padding before the opcode) so it can later be repatched with one atomic
+ * store (emit_store_rel32).
  */
 uint8_t *emit_jcc(Emit *e, int cc);
 uint8_t *emit_jmp(Emit *e);
 uint8_t *emit_call(Emit *e);
-uint8_t *emit_jmp_aligned(Emit *e);
-uint8_t *emit_jcc_aligned(Emit *e, int cc);
-uint8_t *emit_call_aligned(Emit *e);
+uint8_t *emit_jmp_patchable(Emit *e);
+uint8_t *emit_jcc_patchable(Emit *e, int cc);
+uint8_t *emit_call_patchable(Emit *e);
+/* Point a patchable branch's rel32 field at target while other threads may
+ * be running it: one 4-byte store, which need not be aligned (hence asm). */
+static inline void emit_store_rel32(uint8_t *field, const uint8_t *target)
+{
+    int32_t rel = (int32_t)(target - (field + 4));
+    __asm__ volatile("movl %1, (%0)" : : "r"(field), "r"(rel) : "memory");
+}
 static inline void emit_patch_rel32(uint8_t *field, const uint8_t *target)
 {
     int32_t rel = (int32_t)(target - (field + 4));

@@ -41,6 +41,31 @@ static const struct { const char *name; rr_fn fn; } rr[] = {
 #undef E
 };
 
+/*
+ * Constants the translator folds (lui/auipc, then addi or addiw of a known
+ * value): the W forms sign-extend bit 31 of the sum. Run eight times, so the
+ * block is translated, not only interpreted (its first runs).
+ */
+static void constants(void)
+{
+    uint64_t r[7] = { 0 }, tmp;
+    for (int it = 0; it < 8; it++)
+        __asm__ volatile("lui %0, 0x80000\n\taddiw %0, %0, -1\n\t"     /* 0x7fffffff */
+                         "lui %1, 0x80000\n\taddi %1, %1, -1\n\t"      /* 0xffffffff7fffffff */
+                         "lui %2, 0x7ffff\n\taddiw %2, %2, 2047\n\t"   /* 0x7ffff7ff */
+                         "lui %3, 0x80000\n\taddiw %3, %3, 0\n\t"      /* 0xffffffff80000000 */
+                         "addiw %4, %3, -2048\n\t"                      /* 0x7ffff800 */
+                         "addi %5, %4, 2047\n\taddiw %5, %5, 1\n\t"     /* 0xffffffff80000000 */
+                         "1: auipc %6, 0\n\taddi %6, %6, -8\n\t"
+                         "la %7, 1b\n\tsub %6, %6, %7\n\t"             /* (1b - 8) - 1b */
+                         : "=&r"(r[0]), "=&r"(r[1]), "=&r"(r[2]), "=&r"(r[3]), "=&r"(r[4]),
+                           "=&r"(r[5]), "=&r"(r[6]), "=&r"(tmp));
+    printf("constants");
+    for (int i = 0; i < 7; i++)
+        printf(" %llx", (unsigned long long)r[i]);
+    printf("\n");
+}
+
 int main(void)
 {
     for (unsigned k = 0; k < sizeof rr / sizeof rr[0]; k++) {
@@ -77,6 +102,7 @@ int main(void)
     printf("auipc delta %llx\n", (unsigned long long)(r1 - r2));
     __asm__ volatile("auipc %0, 0x80000\n auipc %1, 0\n" : "=r"(r1), "=r"(r2));
     printf("auipc delta %llx\n", (unsigned long long)(r1 - r2));
+    constants();
     /* writes to x0 are discarded */
     __asm__ volatile("li t0, 5\n addi x0, t0, 1\n add %0, x0, x0\n" : "=r"(r1) : : "t0");
     printf("x0 %llx\n", (unsigned long long)r1);

@@ -7,6 +7,7 @@
  * valid form (reg,r/m vs r/m,reg) the bytes were checked with objdump.
  * Plus the label/patching helpers.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -149,14 +150,31 @@ int main(void)
         check("0f8503000000" "0f1f00", &e, "jne forward over a 3-byte nop", __LINE__);
     }
     {
-        /* An aligned jmp: its rel32 field starts on a 4-byte boundary. */
-        for (int off = 0; off < 4; off++) {
-            Emit e = { .start = buf, .p = buf + off, .end = buf + sizeof buf };
-            uint8_t *f = emit_jmp_aligned(&e);
-            cases++;
-            if (((uintptr_t)f & 3) || f[-1] != OPC_JMP_long) {
-                printf("FAIL: emit_jmp_aligned at offset %d\n", off);
-                failures++;
+        /* Patchable jmp, jcc, call at every offset in a cache line: the rel32
+         * field never crosses a line, and nothing pads it when it fits. */
+        static _Alignas(64) uint8_t line[192];
+        for (int kind = 0; kind < 3; kind++) {
+            unsigned opc_len = kind == 1 ? 2 : 1;
+            for (int off = 0; off < 64; off++) {
+                Emit e = { .start = line, .p = line + 64 + off, .end = line + sizeof line };
+                uint8_t *f = kind == 0 ? emit_jmp_patchable(&e)
+                           : kind == 1 ? emit_jcc_patchable(&e, CC_NE) : emit_call_patchable(&e);
+                unsigned at = (unsigned)(f - (line + 64));
+                bool fits = off + opc_len + 4 <= 64;
+                cases++;
+                if ((at & ~63u) != ((at + 3) & ~63u) || (fits && at != off + opc_len)) {
+                    printf("FAIL: patchable branch %d at offset %d: field at %u\n", kind, off, at);
+                    failures++;
+                }
+                /* Repatching an unaligned field: one store of the new rel32. */
+                emit_store_rel32(f, f + 4 + 0x12345);
+                int32_t rel;
+                memcpy(&rel, f, 4);
+                cases++;
+                if (rel != 0x12345) {
+                    printf("FAIL: emit_store_rel32 at offset %u\n", at);
+                    failures++;
+                }
             }
         }
     }
