@@ -1016,7 +1016,7 @@ static int translate(uint64_t pc, TB **out)
     tb = &tbs[ntbs];
     memset(tb, 0, sizeof *tb);
     tb->pc = pc;
-    /* The 8 bytes before the entry point back to the TB. */
+    /* The 8 bytes before the entry point back to the TB (find_tb). */
     size_t off = (code_used + 7) & ~(size_t)7;
     *(TB **)(code_rw + off) = tb;
     off += 8;
@@ -1323,7 +1323,7 @@ void exec_fault_restore(void *ucontext)
 {
     ucontext_t *uc = ucontext;
     greg_t *g = uc->uc_mcontext.gregs;
-    CPUState *cpu = (CPUState *)(uintptr_t)g[REG_R15];
+    CPUState *cpu = (CPUState *)(uintptr_t)(g[REG_R15] - CPU_BIAS);
     uint64_t off = (uint64_t)g[REG_RIP] - (uint64_t)(uintptr_t)code_rx_of(code_rw);
 
     /* The TB holding off: the last one starting at or below it. */

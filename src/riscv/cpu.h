@@ -23,6 +23,19 @@ enum exit_reason {
 
 typedef struct CPUState {
     uint64_t x[32];         /* x[0] is always 0 on entry to every instruction */
+
+    /* What translated code reads on its hot paths, right after x[]: within
+     * a one-byte displacement of its CPUState pointer (x86/backend.h). */
+    uint64_t guest_limit;      /* GUEST_SPACE_SIZE: the window check's operand */
+    volatile int exit_request; /* nonzero: leave the run loop at the next instruction */
+    /* Translated code polls exit_request and jit_kick with one 8-byte load. */
+    volatile int jit_kick;     /* src/exec only: leave translated code (cache flush) */
+    /* The jump-cache table indirect exits probe: jc, or an all-empty table while
+     * an exit is requested (exec_kick: the next indirect exit misses into the loop). */
+    struct JCEntry *volatile jc_probe;
+    uint64_t jc_mask;          /* entries - 1 */
+    uint64_t ras_floor;        /* the lowest rsp a guest call may push below */
+
     uint64_t f[32];         /* FP registers; single values are NaN-boxed */
     uint64_t pc;
     uint32_t fflags;        /* accrued exceptions: NV DZ OF UF NX = bits 4..0 */
@@ -39,23 +52,13 @@ typedef struct CPUState {
     uint64_t fault_addr;    /* si_addr */
 
     uint64_t instret;       /* retired instruction count (interpreter) */
-    volatile int exit_request; /* nonzero: leave the run loop at the next instruction */
-    /* Translated code polls exit_request and jit_kick with one 8-byte load. */
-    volatile int jit_kick;     /* src/exec only: leave translated code (cache flush) */
 
     /* Translated-code state (src/exec), read by generated code by offset. */
     struct JCEntry *jc;        /* this thread's jump cache (pc -> host code) */
-    /* The table indirect exits probe: jc, or an all-empty table while an exit
-     * is requested (exec_kick: the next indirect exit misses into the loop). */
-    struct JCEntry *volatile jc_probe;
-    uint64_t jc_mask;          /* entries - 1 */
     uint64_t jit_link;         /* TB|slot of the last unchained direct exit */
-    uint64_t guest_limit;      /* GUEST_SPACE_SIZE: the window check's operand */
     /* Return-address stack on the host stack (x86/backend.c): rsp at entry
-     * to translated code (its slot holds the empty-stack sentinel), and the
-     * lowest rsp a guest call may push below. */
+     * to translated code (its slot holds the empty-stack sentinel). */
     uint64_t ras_base;
-    uint64_t ras_floor;
     uint32_t jit_mxcsr[2];     /* scratch for ldmxcsr/stmxcsr in translated FP code */
     uint32_t fence_i_count;    /* fence.i run by the interpreter (exec.c flushes after one) */
 } CPUState;

@@ -40,8 +40,8 @@
 #include "riscv/cpu.h"
 #include "riscv/translate_priv.h"
 
-#define F_OFF(r) ((int32_t)(offsetof(CPUState, f) + 8 * (r)))
-#define MXCSR_OFF ((int32_t)offsetof(CPUState, jit_mxcsr))
+#define F_OFF(r) (CPU_OFF(f) + 8 * (r))
+#define MXCSR_OFF (CPU_OFF(jit_mxcsr))
 /* MXCSR flag bits that bail: IE, ZE, OE, UE (DE, bit 1, is ignored). */
 #define MXCSR_BAIL 0x1d
 #define MXCSR_PE_BIT 5
@@ -215,7 +215,7 @@ static bool fp_mode(T *t, Bails *b, bool *restore)
     int rm = has_rm(in) ? in->rm : RM_RNE;
     *restore = rm != RM_RNE;
     if (rm == RM_DYN) {
-        emit_modrm_mem(e, OPC_MOVL_GvEv, RCX, REG_CPU, NO_REG, 0, offsetof(CPUState, frm));
+        emit_modrm_mem(e, OPC_MOVL_GvEv, RCX, REG_CPU, NO_REG, 0, CPU_OFF(frm));
         emit_test_rr(e, RCX, RCX);
         uint8_t *rne = emit_jcc(e, CC_E);
         emit_arith_ri(e, ARITH_CMP, RCX, 3, true);
@@ -256,7 +256,7 @@ static void fp_flags(T *t, Bails *b, bool restore)
         uint8_t *skip = NULL;
         if (t->in->rm == RM_DYN) {
             emit_modrm_mem(e, OPC_ARITH_EvIb, ARITH_CMP, REG_CPU, NO_REG, 0,
-                           offsetof(CPUState, frm));
+                           CPU_OFF(frm));
             emit_u8(e, 0);
             skip = emit_jcc(e, CC_E);
         }
@@ -277,7 +277,7 @@ static void fp_accrue_nx(T *t)
     emit_shift_ri(e, SHIFT_SHR, RCX, MXCSR_PE_BIT, true);
     emit_arith_ri(e, ARITH_AND, RCX, 1, true);
     emit_modrm_mem(e, OPC_ARITH_EvGv | ARITH_OR << 3, RCX, REG_CPU, NO_REG, 0,
-                   offsetof(CPUState, fflags));
+                   CPU_OFF(fflags));
 }
 
 /* xmm0 -> f[rd], NaN-boxed for single. */
@@ -568,7 +568,7 @@ static bool tr_csr_fp(T *t)
     Emit *e = t->e;
     unsigned csr = (unsigned)in->imm & 0xfff;
     enum insn_op op = (enum insn_op)in->op;
-    const int32_t FFLAGS = offsetof(CPUState, fflags), FRM = offsetof(CPUState, frm);
+    const int32_t FFLAGS = CPU_OFF(fflags), FRM = CPU_OFF(frm);
     if (csr != CSR_FFLAGS && csr != CSR_FRM && csr != CSR_FCSR)
         return false;
     bool imm_form = op == OP_csrrwi || op == OP_csrrsi || op == OP_csrrci;

@@ -148,7 +148,7 @@ static void emit_jc_probe(Emit *e, const uint8_t *miss);
  * also clears the flag an FP instruction bailed on). */
 void be_default_mxcsr(Emit *e)
 {
-    int32_t slot = (int32_t)offsetof(CPUState, jit_mxcsr) + 4;
+    int32_t slot = CPU_OFF(jit_mxcsr) + 4;
     emit_modrm_mem(e, OPC_MOVL_EvIz, 0, REG_CPU, NO_REG, 0, slot);
     emit_imm32(e, 0x1f80);
     emit_modrm_mem(e, OPC_GRP15, EXT15_LDMXCSR, REG_CPU, NO_REG, 0, slot);
@@ -164,7 +164,7 @@ static void emit_interp_helper_call(Emit *e)
 {
     be_store_mapped(e);
     be_default_mxcsr(e);
-    emit_mov_rr(e, RDI, REG_CPU);
+    emit_lea(e, RDI, REG_CPU, NO_REG, 0, -CPU_BIAS, false);
     emit_mov_rr(e, RSI, RAX);
     emit_mov_rr(e, RBX, RSP);
     emit_arith_ri(e, ARITH_AND, RSP, -16, false);
@@ -197,10 +197,10 @@ void be_gen_runtime(Emit *e, JitRuntime *rt, uint8_t *gbase)
     emit_mov_ri(e, RCX, 0x8000000000000000ULL);
     uint8_t *sentinel_imm = e->p - 8;
     emit_push(e, RCX);
-    emit_mov_rr(e, REG_CPU, RDI);
-    emit_st64(e, RSP, REG_CPU, offsetof(CPUState, ras_base));
+    emit_lea(e, REG_CPU, RDI, NO_REG, 0, CPU_BIAS, false);
+    emit_st64(e, RSP, REG_CPU, CPU_OFF(ras_base));
     emit_lea(e, RCX, RSP, NO_REG, 0, -RAS_BYTES, false);
-    emit_st64(e, RCX, REG_CPU, offsetof(CPUState, ras_floor));
+    emit_st64(e, RCX, REG_CPU, CPU_OFF(ras_floor));
     if (gbase)
         emit_mov_ri(e, REG_GBASE, (uint64_t)(uintptr_t)gbase);
     be_default_mxcsr(e);
@@ -212,9 +212,9 @@ void be_gen_runtime(Emit *e, JitRuntime *rt, uint8_t *gbase)
     emit_nops(e, (unsigned)(-(uintptr_t)e->p) & 15);
     rt->epilogue = e->p;
     be_store_mapped(e);
-    emit_st64(e, RCX, REG_CPU, offsetof(CPUState, jit_link));
+    emit_st64(e, RCX, REG_CPU, CPU_OFF(jit_link));
     uint8_t *epilogue_stored = e->p;        /* mapped registers already in CPUState */
-    emit_ld64(e, RSP, REG_CPU, offsetof(CPUState, ras_base));  /* drop the RAS */
+    emit_ld64(e, RSP, REG_CPU, CPU_OFF(ras_base));  /* drop the RAS */
     emit_arith_ri(e, ARITH_ADD, RSP, 8, false);
     for (int i = 5; i >= 0; i--)
         emit_pop(e, callee_saved[i]);
@@ -244,7 +244,7 @@ void be_gen_runtime(Emit *e, JitRuntime *rt, uint8_t *gbase)
     /* lookup_miss: rax = guest pc the jump cache did not have: exit to C */
     emit_nops(e, (unsigned)(-(uintptr_t)e->p) & 15);
     rt->lookup_miss = e->p;
-    emit_st64(e, RAX, REG_CPU, offsetof(CPUState, pc));
+    emit_st64(e, RAX, REG_CPU, CPU_OFF(pc));
     emit_mov_ri(e, RAX, EXIT_LOOKUP);
     emit_patch_rel32(emit_jmp(e), rt->epilogue);
 
@@ -259,7 +259,7 @@ void be_gen_runtime(Emit *e, JitRuntime *rt, uint8_t *gbase)
     rt->ras_empty = e->p;
     uint64_t sentinel = (uint64_t)(uintptr_t)code_rx_of(e->p);
     memcpy(sentinel_imm, &sentinel, 8);
-    emit_ld64(e, RSP, REG_CPU, offsetof(CPUState, ras_base));
+    emit_ld64(e, RSP, REG_CPU, CPU_OFF(ras_base));
     emit_mov_ri(e, RCX, sentinel);
     emit_st64(e, RCX, RSP, 0);
     emit_patch_rel32(emit_jmp(e), rt->lookup);
@@ -275,9 +275,9 @@ static void emit_jc_probe(Emit *e, const uint8_t *miss)
 {
     emit_mov_rr(e, RCX, RAX);
     emit_shift_ri(e, SHIFT_SHR, RCX, 1, false);
-    emit_arith_rm(e, ARITH_AND, RCX, REG_CPU, offsetof(CPUState, jc_mask), true);
+    emit_arith_rm(e, ARITH_AND, RCX, REG_CPU, CPU_OFF(jc_mask), true);
     emit_shift_ri(e, SHIFT_SHL, RCX, 4, true);
-    emit_arith_rm(e, ARITH_ADD, RCX, REG_CPU, offsetof(CPUState, jc_probe), false);
+    emit_arith_rm(e, ARITH_ADD, RCX, REG_CPU, CPU_OFF(jc_probe), false);
     emit_modrm_mem(e, OPC_ARITH_GvEv | ARITH_CMP << 3 | P_REXW, RAX, RCX, NO_REG, 0, 0);
     emit_patch_rel32(emit_jcc(e, CC_NE), miss);
     emit_jmp_mem(e, RCX, offsetof(JCEntry, host));
@@ -288,10 +288,10 @@ static void emit_jc_probe(Emit *e, const uint8_t *miss)
 static void set_pc(Emit *e, uint64_t pc)
 {
     if (pc < 0x80000000ULL) {
-        emit_st64_imm(e, REG_CPU, offsetof(CPUState, pc), (int32_t)pc);
+        emit_st64_imm(e, REG_CPU, CPU_OFF(pc), (int32_t)pc);
     } else {
         emit_mov_ri(e, RAX, pc);
-        emit_st64(e, RAX, REG_CPU, offsetof(CPUState, pc));
+        emit_st64(e, RAX, REG_CPU, CPU_OFF(pc));
     }
 }
 
@@ -326,7 +326,7 @@ static uint8_t *emit_poll_test(Emit *e)
 {
     /* exit_request and jit_kick are adjacent ints: one 8-byte compare. */
     emit_modrm_mem(e, OPC_ARITH_EvIb | P_REXW, ARITH_CMP, REG_CPU, NO_REG, 0,
-                   offsetof(CPUState, exit_request));
+                   CPU_OFF(exit_request));
     emit_u8(e, 0);
     return emit_jcc(e, CC_NE);
 }
@@ -405,7 +405,7 @@ void be_goto_ptr(BeCtx *c)
 {
     unmap(c);
     if (!tune.nostore)
-        emit_st64(&c->e, RAX, REG_CPU, offsetof(CPUState, pc));
+        emit_st64(&c->e, RAX, REG_CPU, CPU_OFF(pc));
     if (!tune.poison)
         exit_poll(c, 0, true);
     if (tune.inline_jc)
@@ -419,9 +419,9 @@ void be_goto_ptr(BeCtx *c)
 /* Past the depth limit, start over from an empty stack. */
 static void ras_limit(BeCtx *c)
 {
-    emit_arith_rm(&c->e, ARITH_CMP, RSP, REG_CPU, offsetof(CPUState, ras_floor), false);
+    emit_arith_rm(&c->e, ARITH_CMP, RSP, REG_CPU, CPU_OFF(ras_floor), false);
     uint8_t *ok = emit_jcc(&c->e, CC_A);
-    emit_ld64(&c->e, RSP, REG_CPU, offsetof(CPUState, ras_base));
+    emit_ld64(&c->e, RSP, REG_CPU, CPU_OFF(ras_base));
     emit_patch_rel32(ok, c->e.p);
 }
 
@@ -462,7 +462,7 @@ void be_return(BeCtx *c)
 {
     unmap(c);
     if (!tune.nostore)
-        emit_st64(&c->e, RAX, REG_CPU, offsetof(CPUState, pc));
+        emit_st64(&c->e, RAX, REG_CPU, CPU_OFF(pc));
     /*
      * No poll with a poisoned jump cache: a return the host stack pairs
      * with its call goes on to the instruction after that call, so a cycle
@@ -529,7 +529,7 @@ void be_tb_finish(BeCtx *c)
         if (c->poll[i].remapped)
             emit_swap(c->tb, e, false);
         if (c->poll[i].indirect)
-            emit_st64(e, RAX, REG_CPU, offsetof(CPUState, pc));
+            emit_st64(e, RAX, REG_CPU, CPU_OFF(pc));
         else
             set_pc(e, c->poll[i].target);
         exit_with(e, EXIT_POLL);
@@ -569,7 +569,7 @@ static void window_check(BeCtx *c, int addr, int base, uint64_t pc)
 {
     if (tune.checked_reuse && base > 0 && (c->checked >> base & 1))
         return;
-    emit_arith_rm(&c->e, ARITH_CMP, addr, REG_CPU, offsetof(CPUState, guest_limit), false);
+    emit_arith_rm(&c->e, ARITH_CMP, addr, REG_CPU, CPU_OFF(guest_limit), false);
     BeSlow *s = be_slow_add(c, pc);
     s->jcc = emit_jcc(&c->e, CC_AE);
     if (base > 0)

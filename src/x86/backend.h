@@ -25,6 +25,7 @@
 #define XLAT_X86_BACKEND_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "exec/tb.h"
@@ -47,7 +48,17 @@ extern int8_t be_host_guest[16];
  */
 extern const int8_t *be_cur_map;
 
-#define CPU_X_OFF(g) ((int32_t)(offsetof(CPUState, x) + 8 * (g)))
+/*
+ * REG_CPU holds the CPUState's address plus CPU_BIAS, so that what
+ * translated code touches most, x[5..31] and the hot fields after x[]
+ * (riscv/cpu.h), is within a one-byte displacement: 3 bytes shorter per
+ * access than a four-byte one. Offsets from REG_CPU are CPU_OFF.
+ */
+#define CPU_BIAS 168
+#define CPU_OFF(field) ((int32_t)offsetof(CPUState, field) - CPU_BIAS)
+#define CPU_X_OFF(g) (CPU_OFF(x) + 8 * (g))
+_Static_assert(CPU_X_OFF(5) >= -128 && CPU_OFF(ras_floor) <= 120,
+               "the hot CPUState fields fit a one-byte displacement from REG_CPU");
 
 /* Per-block code generation state. */
 /* An out-of-line interpreter call for pc, then back to resume (NULL: leave
