@@ -1016,10 +1016,7 @@ static int translate(uint64_t pc, TB **out)
     tb = &tbs[ntbs];
     memset(tb, 0, sizeof *tb);
     tb->pc = pc;
-    /* The 8 bytes before the entry point back to the TB (find_tb). */
-    size_t off = (code_used + 7) & ~(size_t)7;
-    *(TB **)(code_rw + off) = tb;
-    off += 8;
+    size_t off = code_used;
     tb->host_off = (uint32_t)off;
     Emit e = { .start = code_rw + off, .p = code_rw + off, .end = code_rw + HOT_END };
     Emit cold = { .start = code_rw + cold_used, .p = code_rw + cold_used,
@@ -1170,13 +1167,14 @@ static int find_tb(CPUState *cpu, uint64_t pc, TB **out, unsigned df)
 {
     JCEntry *j = &cpu->jc[jc_index(cpu, pc)];
     dstats.lookups++;
-    if (j->pc == pc) {
-        dstats.jc_hits++;
-        *out = ((TB *const *)((const uint8_t *)j->host - code_rx_delta))[-1];
-        return TR_OK;
-    }
     pthread_mutex_lock(&tb_lock);
     TB *tb = hash_lookup(pc);
+    if (tb && j->pc == pc) {
+        pthread_mutex_unlock(&tb_lock);
+        dstats.jc_hits++;
+        *out = tb;
+        return TR_OK;
+    }
     bool first = !tb && interp_run_of(pc, df);
     pthread_mutex_unlock(&tb_lock);
     if (first)
