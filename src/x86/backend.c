@@ -420,9 +420,9 @@ void be_goto_ptr(BeCtx *c)
 static void ras_limit(BeCtx *c)
 {
     emit_arith_rm(&c->e, ARITH_CMP, RSP, REG_CPU, CPU_OFF(ras_floor), false);
-    uint8_t *ok = emit_jcc(&c->e, CC_A);
+    uint8_t *ok = emit_jcc8(&c->e, CC_A);
     emit_ld64(&c->e, RSP, REG_CPU, CPU_OFF(ras_base));
-    emit_patch_rel32(ok, c->e.p);
+    emit_patch_rel8(ok, c->e.p);
 }
 
 /* Where a host ret lands: continue at ret_pc if that is the guest's target. */

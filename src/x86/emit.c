@@ -6,6 +6,7 @@
 #include "x86/emit.h"
 
 #include <assert.h>
+#include <stddef.h>
 
 /* -- Primitives ------------------------------------------------------------- */
 
@@ -250,6 +251,21 @@ uint8_t *emit_jcc(Emit *e, int cc)
     uint8_t *f = e->p;
     emit_imm32(e, 0);
     return f;
+}
+
+uint8_t *emit_jcc8(Emit *e, int cc)
+{
+    emit_u8(e, (uint8_t)(OPC_JCC_short | cc));
+    uint8_t *f = e->p;
+    emit_u8(e, 0);
+    return f;
+}
+
+void emit_patch_rel8(uint8_t *field, const uint8_t *target)
+{
+    ptrdiff_t rel = target - (field + 1);
+    assert(rel >= INT8_MIN && rel <= INT8_MAX);
+    *field = (uint8_t)(int8_t)rel;
 }
 
 static uint8_t *emit_rel32_insn(Emit *e, uint8_t opc)

@@ -211,6 +211,9 @@ void emit_jmp_mem(Emit *e, int base, int32_t disp);
  * store (emit_store_rel32).
  */
 uint8_t *emit_jcc(Emit *e, int cc);
+/* A short jcc (rel8) over at most 127 bytes; emit_patch_rel8 points it. */
+uint8_t *emit_jcc8(Emit *e, int cc);
+void emit_patch_rel8(uint8_t *field, const uint8_t *target);
 uint8_t *emit_jmp(Emit *e);
 uint8_t *emit_call(Emit *e);
 uint8_t *emit_jmp_patchable(Emit *e);

@@ -150,6 +150,13 @@ int main(void)
         check("0f8503000000" "0f1f00", &e, "jne forward over a 3-byte nop", __LINE__);
     }
     {
+        Emit e = { .start = buf, .p = buf, .end = buf + sizeof buf };
+        uint8_t *j = emit_jcc8(&e, CC_A);           /* 77 rel8 */
+        emit_nops(&e, 3);
+        emit_patch_rel8(j, e.p);
+        check("7703" "0f1f00", &e, "ja short over a 3-byte nop", __LINE__);
+    }
+    {
         /* Patchable jmp, jcc, call at every offset in a cache line: the rel32
          * field never crosses a line, and nothing pads it when it fits. */
         static _Alignas(64) uint8_t line[192];
