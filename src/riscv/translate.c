@@ -449,13 +449,31 @@ static void tr_jalr(T *t)
  * Translate one instruction; returns true if it ends the block. Anything
  * not handled natively goes to the interpreter helper.
  */
+/*
+ * Is this lui/auipc's result overwritten by the next instruction, an addi
+ * or addiw of it into the same register? That one then writes the whole
+ * constant (tr_addi), and nothing can observe the register in between.
+ */
+static bool completed_by_next(const T *t)
+{
+    const Insn *n = t->next;
+    return n && (n->op == OP_addi || n->op == OP_addiw) && n->rd == t->in->rd &&
+           n->rs1 == t->in->rd;
+}
+
 static bool translate_insn(T *t)
 {
     const Insn *in = t->in;
     Emit *e = t->e;
     switch ((enum insn_op)in->op) {
-    case OP_lui:   set_imm(e, in->rd, (uint64_t)in->imm, RAX); return false;
-    case OP_auipc: set_imm(e, in->rd, t->pc + (uint64_t)in->imm, RAX); return false;
+    case OP_lui:
+        if (!completed_by_next(t))
+            set_imm(e, in->rd, (uint64_t)in->imm, RAX);
+        return false;
+    case OP_auipc:
+        if (!completed_by_next(t))
+            set_imm(e, in->rd, t->pc + (uint64_t)in->imm, RAX);
+        return false;
     case OP_jal:  tr_jump_static(t, t->pc + (uint64_t)in->imm); return true;
     case OP_jalr: tr_jalr(t); return true;
     case OP_beq:  return tr_branch(t, CC_E);
@@ -781,6 +799,7 @@ void translate_block(TB *tb, Emit *e, Emit *cold, uint16_t map[][2])
         map[n][1] = (uint16_t)(pc - tb->pc);
         tb->ninsns = (uint16_t)(n + 1);
         t.pc = pc;
+        t.next = n + 1 < npre ? &pre[n + 1] : NULL;
         t.sext = !(tune.narrow && in.rd != 0 && n < npre &&
                    narrow_class(&in) == NARROW_W && stays_narrow(pre, npre, n));
         bool end = translate_insn(&t);

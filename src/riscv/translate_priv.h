@@ -16,6 +16,7 @@ typedef struct T {
     BeCtx *c;
     Emit *e;
     const Insn *in;
+    const Insn *next;           /* the block's next instruction, if decoded ahead */
     uint64_t pc;
     /* Guest registers whose value is a translation-time constant here
      * (set by lui, auipc, li or addi of a constant since the block began),
