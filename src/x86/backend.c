@@ -556,7 +556,8 @@ void be_call_interp(BeCtx *c, uint64_t pc)
 
 /*
  * The window check: the guest window is guest_base + [0, 2^39) with 4 GiB
- * guards on both sides, so if the base register is below 2^39 the access at
+ * guards on both sides (below host address 0: the kernel's half, which
+ * faults the same; user/mm.h), so if the base register is below 2^39 the access at
  * base + disp (|disp| < 2^11) lands in the window or a guard: a host fault
  * there is a genuine guest fault at base + disp (exec_fault_restore).
  * Otherwise the interpreter performs the access (fault or, with a negative

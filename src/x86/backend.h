@@ -4,8 +4,8 @@
  * place that emits guest memory accesses.
  *
  * Register convention inside translated code:
- *   r15  CPUState *           r14  guest_base (host address of guest 0),
- *                                  or a guest register if that is 0
+ *   r15  CPUState * + CPU_BIAS (below)
+ *   r14  guest_base (host address of guest 0), or a guest register if that is 0
  *   rax, rcx  scratch         rsp  16-byte aligned at helper calls
  *   the other 11 (12) registers hold the most used guest registers for the
  *   whole run of translated code (across chained blocks); the rest live in
