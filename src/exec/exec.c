@@ -1016,7 +1016,7 @@ static int translate(uint64_t pc, TB **out)
     tb = &tbs[ntbs];
     memset(tb, 0, sizeof *tb);
     tb->pc = pc;
-    size_t off = code_used;
+    size_t off = code_used;             /* blocks back to back, no padding */
     tb->host_off = (uint32_t)off;
     Emit e = { .start = code_rw + off, .p = code_rw + off, .end = code_rw + HOT_END };
     Emit cold = { .start = code_rw + cold_used, .p = code_rw + cold_used,
@@ -1162,14 +1162,17 @@ static enum exit_reason interp_block(CPUState *cpu)
     return er;
 }
 
-/* The TB for pc: jump cache, hash table, or a new translation. */
+/*
+ * The TB for pc: from the hash table (if the jump cache has pc too, there
+ * is nothing else to do), or a new translation.
+ */
 static int find_tb(CPUState *cpu, uint64_t pc, TB **out, unsigned df)
 {
-    JCEntry *j = &cpu->jc[jc_index(cpu, pc)];
+    bool in_jc = cpu->jc[jc_index(cpu, pc)].pc == pc;
     dstats.lookups++;
     pthread_mutex_lock(&tb_lock);
     TB *tb = hash_lookup(pc);
-    if (tb && j->pc == pc) {
+    if (tb && in_jc) {
         pthread_mutex_unlock(&tb_lock);
         dstats.jc_hits++;
         *out = tb;

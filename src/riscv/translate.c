@@ -446,10 +446,6 @@ static void tr_jalr(T *t)
 /* -- One instruction ------------------------------------------------------------------ */
 
 /*
- * Translate one instruction; returns true if it ends the block. Anything
- * not handled natively goes to the interpreter helper.
- */
-/*
  * Is this lui/auipc's result overwritten by the next instruction, an addi
  * or addiw of it into the same register? That one then writes the whole
  * constant (tr_addi), and nothing can observe the register in between.
@@ -461,6 +457,10 @@ static bool completed_by_next(const T *t)
            n->rs1 == t->in->rd;
 }
 
+/*
+ * Translate one instruction; returns true if it ends the block. Anything
+ * not handled natively goes to the interpreter helper.
+ */
 static bool translate_insn(T *t)
 {
     const Insn *in = t->in;
