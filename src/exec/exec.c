@@ -202,7 +202,15 @@ static inline void bit_clear(uint64_t *b, uint64_t i) { __atomic_fetch_and(&b[i 
 
 static inline uint8_t *tb_entry_rw(const TB *tb) { return code_rw + tb->host_off; }
 static inline const void *tb_entry_rx(const TB *tb) { return code_rx_of(tb_entry_rw(tb)); }
-static inline size_t jc_index(const CPUState *cpu, uint64_t pc) { return (pc >> 1) & cpu->jc_mask; }
+/* Entry (pc >> 1) mod entries, as translated code finds it (x86/backend.c:
+ * emit_jc_probe): entries are 16 bytes, so its byte offset is (pc << 3) masked. */
+_Static_assert(sizeof(JCEntry) == 16, "a jump-cache entry's offset is its index << 4");
+static inline size_t jc_entries(const CPUState *cpu) { return cpu->jc_offset_mask / sizeof(JCEntry) + 1; }
+static inline void jc_set_entries(CPUState *cpu, size_t n) { cpu->jc_offset_mask = (n - 1) * sizeof(JCEntry); }
+static inline size_t jc_index(const CPUState *cpu, uint64_t pc)
+{
+    return ((pc << 3) & cpu->jc_offset_mask) / sizeof(JCEntry);
+}
 
 /* -- Fork warm-up ----------------------------------------------------------------- */
 
@@ -399,11 +407,11 @@ static bool exit_requested(CPUState *cpu)
 static void jc_fit(CPUState *cpu)
 {
     size_t full = (size_t)1 << tune.jc_bits;
-    size_t n = cpu->jc_mask + 1;
+    size_t n = jc_entries(cpu);
     if (n == full || ntbs <= n / 2)
         return;
     jc_clear(cpu->jc, n);
-    cpu->jc_mask = (n * 4 < full ? n * 4 : full) - 1;
+    jc_set_entries(cpu, n * 4 < full ? n * 4 : full);
 }
 
 /* With tb_lock held, on cpu's thread: tb's jump cache entry. */
@@ -418,7 +426,7 @@ static void jc_fill(CPUState *cpu, const TB *tb)
 static void thread_setup(CPUState *cpu)
 {
     cpu->jc = jc_alloc();
-    cpu->jc_mask = ((size_t)1 << (tune.jc_bits < JC_BITS_START ? tune.jc_bits : JC_BITS_START)) - 1;
+    jc_set_entries(cpu, (size_t)1 << (tune.jc_bits < JC_BITS_START ? tune.jc_bits : JC_BITS_START));
     cpu->jc_probe = cpu->jc;
     cpu->guest_limit = GUEST_SPACE_SIZE;
     cpu->jit_kick = 0;
@@ -915,7 +923,7 @@ static void flush(uint64_t seen_gen)
         for (PageDesc *pd = page_hash[b]; pd; pd = pd->next)
             pd->first = 0;
     for (size_t i = 0; i < nthreads; i++)
-        jc_clear(threads[i]->jc, threads[i]->jc_mask + 1);
+        jc_clear(threads[i]->jc, jc_entries(threads[i]));
     if (opt.log_mask & LOG_STATS)
         prof_add_tbs(&prof_flushed);
     __atomic_store_n(&ntbs, 0, __ATOMIC_RELEASE);

@@ -33,7 +33,7 @@ typedef struct CPUState {
     /* The jump-cache table indirect exits probe: jc, or an all-empty table while
      * an exit is requested (exec_kick: the next indirect exit misses into the loop). */
     struct JCEntry *volatile jc_probe;
-    uint64_t jc_mask;          /* entries - 1 */
+    uint64_t jc_offset_mask;   /* (entries - 1) * 16: pc's entry is at byte (pc << 3) & this */
     uint64_t ras_floor;        /* the lowest rsp a guest call may push below */
 
     uint64_t f[32];         /* FP registers; single values are NaN-boxed */

@@ -266,17 +266,16 @@ void be_gen_runtime(Emit *e, JitRuntime *rt, uint8_t *gbase)
 }
 
 /*
- * Jump-cache probe, rax = guest pc: index (pc >> 1) & cpu->jc_mask (the
- * cache grows, exec.c: jc_fit), table through
- * cpu->jc_probe (poisoned by exec_kick), compare the tag, jump to the host
- * code; on a miss, jump to `miss` with rax intact. Clobbers rcx.
+ * Jump-cache probe, rax = guest pc: entry (pc >> 1) mod entries, at byte
+ * (pc << 3) & cpu->jc_offset_mask (the cache grows, exec.c: jc_fit) of the
+ * table cpu->jc_probe (poisoned by exec_kick), compare the tag, jump to the
+ * host code; on a miss, jump to `miss` with rax intact. Clobbers rcx.
  */
 static void emit_jc_probe(Emit *e, const uint8_t *miss)
 {
     emit_mov_rr(e, RCX, RAX);
-    emit_shift_ri(e, SHIFT_SHR, RCX, 1, false);
-    emit_arith_rm(e, ARITH_AND, RCX, REG_CPU, CPU_OFF(jc_mask), true);
-    emit_shift_ri(e, SHIFT_SHL, RCX, 4, true);
+    emit_shift_ri(e, SHIFT_SHL, RCX, 3, false);
+    emit_arith_rm(e, ARITH_AND, RCX, REG_CPU, CPU_OFF(jc_offset_mask), false);
     emit_arith_rm(e, ARITH_ADD, RCX, REG_CPU, CPU_OFF(jc_probe), false);
     emit_modrm_mem(e, OPC_ARITH_GvEv | ARITH_CMP << 3 | P_REXW, RAX, RCX, NO_REG, 0, 0);
     emit_patch_rel32(emit_jcc(e, CC_NE), miss);

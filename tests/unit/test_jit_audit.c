@@ -189,10 +189,10 @@ static void audit_word(uint32_t word, const Insn *in)
     /* One CPUState for the JIT across cases: it owns this thread's jump cache. */
     static CPUState jit;
     struct JCEntry *jc = jit.jc;
-    uint64_t mask = jit.jc_mask, limit = jit.guest_limit;
+    uint64_t mask = jit.jc_offset_mask, limit = jit.guest_limit;
     jit = init;
     jit.jc = jc;
-    jit.jc_mask = mask;
+    jit.jc_offset_mask = mask;
     jit.guest_limit = limit;
     memcpy(g2h(DATA), data0, DATA_LEN);
     enum exit_reason rj = exec_run(&jit);
@@ -307,10 +307,10 @@ static void audit_seq(void)
 
     static CPUState jit;
     struct JCEntry *jc = jit.jc;
-    uint64_t mask = jit.jc_mask, limit = jit.guest_limit;
+    uint64_t mask = jit.jc_offset_mask, limit = jit.guest_limit;
     jit = init;
     jit.jc = jc;
-    jit.jc_mask = mask;
+    jit.jc_offset_mask = mask;
     jit.guest_limit = limit;
     memcpy(g2h(DATA), data0, DATA_LEN);
     enum exit_reason rj = exec_run(&jit);
