@@ -91,12 +91,35 @@ static void p_sd_reload(uint64_t a)
                      : : "r"(&wild_ptr) : "t1", "memory");
 }
 
+/* Through sp, set in the same block or the one before (a translator must
+ * not trust sp to stay in the window); the fault handler runs on the
+ * alternate stack. */
+static void p_ld_sp(uint64_t a)
+{
+    __asm__ volatile("mv t0, sp\n\tmv sp, %0\n\tld t1, 0(sp)\n\tmv sp, t0"
+                     : : "r"(a) : "t0", "t1", "memory");
+}
+/* sp set in one block, used in the next, entered with sp outside the window */
+static void p_ld_sp_next(uint64_t a)
+{
+    __asm__ volatile("mv t0, sp\n\tmv sp, %0\n\tj 1f\n1:\tld t1, 0(sp)\n\tmv sp, t0"
+                     : : "r"(a) : "t0", "t1", "memory");
+}
+static void p_sd_sp(uint64_t a)
+{
+    wild_ptr = a;
+    __asm__ volatile("mv t0, sp\n\tld sp, 0(%0)\n\tsd zero, 0(sp)\n\tmv sp, t0"
+                     : : "r"(&wild_ptr) : "t0", "memory");
+}
+
 static const struct { const char *name; ProbeFn fn; int jump; } probes[] = {
     { "ld", p_ld, 0 },   { "lw", p_lw, 0 },     { "sd", p_sd, 0 },
     { "sb", p_sb, 0 },   { "fld", p_fld, 0 },   { "fsd", p_fsd, 0 },
     { "amoadd.d", p_amoadd, 0 }, { "amoswap.w", p_amoswapw, 0 },
     { "lr.d", p_lr, 0 }, { "sc.d", p_sc, 0 },   { "jalr", p_jalr, 1 },
     { "ld after mv", p_ld_remove, 0 }, { "sd after ld", p_sd_reload, 0 },
+    { "ld via sp", p_ld_sp, 0 }, { "sd via sp", p_sd_sp, 0 },
+    { "ld via sp, next block", p_ld_sp_next, 0 },
 };
 
 /* Past the window, its guards, typical host mappings, non-canonical. */
@@ -377,7 +400,9 @@ int main(void)
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_sigaction = on_fault;
-    sa.sa_flags = SA_SIGINFO | SA_NODEFER;
+    sa.sa_flags = SA_SIGINFO | SA_NODEFER | SA_ONSTACK;
+    stack_t ss = { .ss_sp = malloc(1 << 16), .ss_size = 1 << 16 };
+    sigaltstack(&ss, NULL);
     sigaction(SIGSEGV, &sa, NULL);
     sigaction(SIGBUS, &sa, NULL);
     setvbuf(stdout, NULL, _IOLBF, 0);
