@@ -287,7 +287,7 @@ enum { TR_OK, TR_FULL, TR_NOEXEC, TR_INTERP };
 static void tb_link(TB *src, int n, TB *dst, unsigned df);
 static TB *hash_lookup(uint64_t pc);
 static inline unsigned dflags(void);
-static void jc_fill(CPUState *cpu, const TB *tb);
+static void jc_publish(CPUState *cpu, const TB *tb, unsigned df, bool record_lookup);
 
 /* The chains children made, made here (translate() has run for both ends). */
 static void warm_chain(void)
@@ -331,12 +331,8 @@ void exec_before_fork(void)
                           &tb);
         if (r == TR_FULL)
             break;              /* no room: leave the flush to the dispatcher */
-        if (r == TR_OK && this_cpu && !(dflags() & DF_TRACE)) {
-            pthread_mutex_lock(&tb_lock);
-            if (tb->valid)
-                jc_fill(this_cpu, tb);
-            pthread_mutex_unlock(&tb_lock);
-        }
+        if (r == TR_OK && this_cpu)
+            jc_publish(this_cpu, tb, dflags(), false);
     }
     warm_seen = head;
     stats.warmed += stats.translated - before;
@@ -423,6 +419,24 @@ static void jc_fill(CPUState *cpu, const TB *tb)
     __atomic_store_n(&j->pc, tb->pc, __ATOMIC_RELEASE);
 }
 
+/*
+ * tb (just looked up or translated) into cpu's jump cache, unless another
+ * thread invalidated it meanwhile or -d exec traces every dispatch; a
+ * lookup also goes to the fork warm-up (warm_record). Takes tb_lock.
+ */
+static void jc_publish(CPUState *cpu, const TB *tb, unsigned df, bool record_lookup)
+{
+    if (df & DF_TRACE)
+        return;
+    pthread_mutex_lock(&tb_lock);
+    if (tb->valid) {
+        jc_fill(cpu, tb);
+        if (record_lookup)
+            warm_record(tb->pc);
+    }
+    pthread_mutex_unlock(&tb_lock);
+}
+
 static void thread_setup(CPUState *cpu)
 {
     cpu->jc = jc_alloc();
@@ -458,7 +472,6 @@ void exec_thread_exit(CPUState *cpu)
 
 static int code_buffer_create(void);
 static void code_buffer_map(int fd);
-static void warm_record(uint64_t pc);
 
 /*
  * fork(): only the calling thread lives on in the child, outside the cache.
@@ -1196,15 +1209,7 @@ static int find_tb(CPUState *cpu, uint64_t pc, TB **out, unsigned df)
         if (r != TR_OK)
             return r;
     }
-    if (!(df & DF_TRACE)) {
-        pthread_mutex_lock(&tb_lock);
-        if (tb->valid) {
-            jc_fill(cpu, tb);
-            if (!translated)
-                warm_record(pc);    /* a child's lookup: its parent fills its jump cache */
-        }
-        pthread_mutex_unlock(&tb_lock);
-    }
+    jc_publish(cpu, tb, df, !translated);   /* a child's lookup: its parent fills its cache too */
     *out = tb;
     return TR_OK;
 }

@@ -85,6 +85,18 @@ static bool known_value(const T *t, int r, uint64_t *v)
     return t->known >> r & 1;
 }
 
+/* What addi or addiw of a constant writes: li, the second half of lui/auipc + addi. */
+static bool addi_constant(const T *t, uint64_t *v)
+{
+    const Insn *in = t->in;
+    if (!known_value(t, in->rs1, v))
+        return false;
+    *v += (uint64_t)in->imm;
+    if (in->op == OP_addiw)
+        *v = (uint64_t)(int64_t)(int32_t)*v;
+    return true;
+}
+
 static void alu_ri(T *t, int op, bool w32)
 {
     const Insn *in = t->in;
@@ -104,9 +116,8 @@ static void tr_addi(T *t, bool w32)
     if (in->rd == 0)
         return;
     uint64_t v;
-    if (known_value(t, in->rs1, &v)) {      /* li, or the second half of lui/auipc + addi */
-        v += (uint64_t)in->imm;
-        set_imm(t->e, in->rd, w32 ? (uint64_t)(int64_t)(int32_t)v : v, RAX);
+    if (addi_constant(t, &v)) {
+        set_imm(t->e, in->rd, v, RAX);
         return;
     }
     int d = dst(in->rd);
@@ -644,10 +655,7 @@ static void track_constants(T *t)
     case OP_auipc: known = true; v = t->pc + (uint64_t)in->imm; break;
     case OP_addi:
     case OP_addiw:
-        known = known_value(t, in->rs1, &v);
-        v += (uint64_t)in->imm;
-        if (in->op == OP_addiw)
-            v = (uint64_t)(int64_t)(int32_t)v;
+        known = addi_constant(t, &v);
         break;
     default:
         break;
