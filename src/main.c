@@ -26,6 +26,7 @@
 #include "user/loader.h"
 #include "user/mm.h"
 #include "user/options.h"
+#include "user/own_fd.h"
 #include "user/procfs.h"
 #include "user/signal.h"
 #include "user/cpu_loop.h"
@@ -223,7 +224,8 @@ static void set_gdb_port(const char *s)
 
 static void set_log_file(const char *path)
 {
-    FILE *f = fopen(path, "we");           /* never inherited by the guest's children */
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    FILE *f = fd >= 0 ? fdopen(own_fd_take(fd), "w") : NULL;   /* never the guest's */
     if (!f)
         die("cannot open log file '%s'", path);
     setvbuf(f, NULL, _IOLBF, 0);
@@ -237,11 +239,10 @@ static void set_log_file(const char *path)
  */
 static void set_log_fd(const char *s)
 {
-    int fd = atoi(s), hi = fcntl(fd, F_DUPFD_CLOEXEC, 64);
-    FILE *f = hi >= 0 ? fdopen(hi, "a") : NULL;
+    int fd = atoi(s);
+    FILE *f = fcntl(fd, F_GETFD) >= 0 ? fdopen(own_fd_take(fd), "a") : NULL;
     if (!f)
         die("bad --log-fd '%s'", s);
-    close(fd);
     setvbuf(f, NULL, _IOLBF, 0);
     opt.log_file = f;
 }

@@ -38,6 +38,7 @@
 
 #include "user/mm.h"
 #include "user/options.h"
+#include "user/own_fd.h"
 #include "user/procfs.h"
 #include "user/signal.h"
 #include "user/sys_impl.h"
@@ -225,6 +226,8 @@ int64_t sys_openat2(CPUState *cpu, const uint64_t *a)
 int64_t sys_close(CPUState *cpu, const uint64_t *a)
 {
     (void)cpu;
+    if (own_fd_is((int)a[0]))
+        return -EBADF;
     return host_ret(close((int)a[0]));
 }
 
@@ -237,6 +240,8 @@ int64_t sys_dup(CPUState *cpu, const uint64_t *a)
 int64_t sys_dup3(CPUState *cpu, const uint64_t *a)
 {
     (void)cpu;
+    if (own_fd_is((int)a[1]))
+        return -EBADF;        /* as a descriptor number beyond the limit */
     return host_ret(syscall(SYS_dup3, (int)a[0], (int)a[1], (int)a[2]));
 }
 
@@ -690,26 +695,14 @@ int64_t sys_pwritev2(CPUState *cpu, const uint64_t *a) { (void)cpu; return do_io
 
 /* -- Descriptor maintenance ------------------------------------------------ */
 
-/*
- * close_range must not close xlat's own descriptors (the -D log file).
- * xlat holds none besides stdio and opt.log_file, so only that one range
- * split is needed.
- */
+/* close_range must not close xlat's own descriptors (own_fd.h). */
 int64_t sys_close_range(CPUState *cpu, const uint64_t *a)
 {
     unsigned lo = (unsigned)a[0], hi = (unsigned)a[1], flags = (unsigned)a[2];
-    int own = opt.log_file && opt.log_file != stderr ? fileno(opt.log_file) : -1;
     (void)cpu;
     if (lo > hi)
         return -EINVAL;
-    if (own < 0 || (unsigned)own < lo || (unsigned)own > hi)
-        return host_ret(syscall(SYS_close_range, lo, hi, flags));
-    int64_t r = 0;
-    if ((unsigned)own > lo)
-        r = host_ret(syscall(SYS_close_range, lo, (unsigned)own - 1, flags));
-    if (r == 0 && (unsigned)own < hi)
-        r = host_ret(syscall(SYS_close_range, (unsigned)own + 1, hi, flags));
-    return r;
+    return own_fd_close_range(lo, hi, flags);
 }
 
 int64_t sys_fadvise64(CPUState *cpu, const uint64_t *a)
