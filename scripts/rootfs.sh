@@ -47,10 +47,25 @@ say() { echo "rootfs: $*" >&2; }
 
 ready() { [[ -f $STAMP ]] && [[ $(head -n 1 "$STAMP") == "$WANT" ]]; }
 
+# What maintainer scripts would have configured that programs rely on:
+# base-passwd's /etc/passwd and /etc/group (ls -l, tar and id name users
+# by them; under xlat --root the guest sees no other). Idempotent, so an
+# existing tree gets it too.
+configure_tree() {
+    local f
+    for f in passwd group; do
+        if [[ ! -e $1/etc/$f && -e $1/usr/share/base-passwd/$f.master ]]; then
+            cp "$1/usr/share/base-passwd/$f.master" "$1/etc/$f.xlat-tmp" &&
+                mv "$1/etc/$f.xlat-tmp" "$1/etc/$f"
+        fi
+    done
+}
+
 FORCE=0
 [[ ${1:-} == --force ]] && FORCE=1
 
 if [[ $FORCE -eq 0 ]] && ready; then
+    configure_tree "$ROOT"
     echo "$ROOT"
     exit 0
 fi
@@ -120,6 +135,7 @@ if command -v file >/dev/null && ! file -L "$STAGE/usr/bin/bash" | grep -q 'RISC
     exit 1
 fi
 
+configure_tree "$STAGE"
 {
     echo "$WANT"
     date -u +'built: %Y-%m-%dT%H:%M:%SZ'

@@ -27,6 +27,7 @@
 #include "user/mm.h"
 #include "user/options.h"
 #include "user/own_fd.h"
+#include "user/path.h"
 #include "user/procfs.h"
 #include "user/signal.h"
 #include "user/cpu_loop.h"
@@ -48,7 +49,12 @@ static void usage(FILE *out)
         "Options (environment variable in brackets; XLAT_* works as well as QEMU_*):\n"
         "  -h, -help          print this help and exit\n"
         "  -version           print the version and exit\n"
-        "  -L path            look up the guest's absolute paths under path first [QEMU_LD_PREFIX]\n"
+        "  -L path            look up the guest's absolute paths under path first, falling\n"
+        "                     back to the host's (not /dev, /proc, /sys) [QEMU_LD_PREFIX]\n"
+        "  --root dir         dir is the guest's /, as in a chroot (no privileges needed): the\n"
+        "                     guest sees nothing else but /dev, /proc, /sys and --bind [XLAT_ROOT]\n"
+        "  --bind host[:guest] under --root, show host directory host at guest (default: the\n"
+        "                     same path); may be repeated\n"
         "  -E var=value       set an environment variable for the guest [QEMU_SET_ENV]\n"
         "  -U var             remove an environment variable from the guest [QEMU_UNSET_ENV]\n"
         "  -0 argv0           pass argv0 as the program's argv[0] [QEMU_ARGV0]\n"
@@ -254,12 +260,13 @@ static void set_log_fd(const char *s)
 static void record_exec_args(void)
 {
     static char stack[32], items[128];
-    static char *v[16];
+    static char *v[16 + 2 * 32];
     int n = 0;
     if (opt.ld_prefix) {
         v[n++] = "-L";
         v[n++] = (char *)opt.ld_prefix;
     }
+    n += path_exec_args(v + n, 2 * 32);
     snprintf(stack, sizeof stack, "%llu", (unsigned long long)opt.stack_size);
     v[n++] = "-s";
     v[n++] = stack;
@@ -362,6 +369,8 @@ static void env_options(void)
     const char *v;
     if ((v = getenv_alias("LD_PREFIX")))
         opt.ld_prefix = v;
+    if ((v = getenv("XLAT_ROOT")))
+        path_set_root(v);
     if ((v = getenv_alias("STACK_SIZE")))
         set_stack_size(v);
     if (getenv_alias("STRACE"))
@@ -385,6 +394,9 @@ static void env_options(void)
 }
 
 /* -- Command line --------------------------------------------------------- */
+
+/* --exec-fd N (internal, from sys_exec.c): the program, opened and checked. */
+static int exec_fd = -1;
 
 /* Parse options; returns the index of the program argument. */
 static int parse_args(int argc, char **argv)
@@ -444,6 +456,12 @@ static int parse_args(int argc, char **argv)
             set_log_file(v);
         else if (!strcmp(a, "-log-fd"))
             set_log_fd(v);
+        else if (!strcmp(a, "-root"))
+            path_set_root(v);
+        else if (!strcmp(a, "-bind"))
+            path_add_bind(v);
+        else if (!strcmp(a, "-exec-fd"))
+            exec_fd = atoi(v);
         else if (!strcmp(a, "-cpu"))
             set_cpu(v);
         else if (!strcmp(a, "-g"))
@@ -462,14 +480,38 @@ static int parse_args(int argc, char **argv)
     return i;
 }
 
+/*
+ * The program to run: the descriptor an exec'ing xlat handed over, or the
+ * named file, opened in the guest's view (a guest path under --root).
+ * Sets opt.exe_path to its name for /proc/self/exe. Exits on failure.
+ */
+static int open_program(const char *name)
+{
+    int fd = exec_fd;
+    if (fd >= 0) {
+        if (fcntl(fd, F_SETFD, FD_CLOEXEC) != 0)
+            die("bad --exec-fd for %s", name);
+    } else if ((fd = path_open(name, O_RDONLY)) < 0) {
+        fprintf(stderr, "xlat: %s: %s\n", name, strerror(-fd));
+        exit(1);
+    }
+    static char exe[PATH_MAX];
+    if (path_fd_name(fd, exe, sizeof exe) < 0)
+        snprintf(exe, sizeof exe, "%s", name);
+    opt.exe_path = exe;
+    return fd;
+}
+
 int main(int argc, char **argv, char **envp)
 {
     opt.log_file = stderr;
     env_init(envp);
     env_options();
     int prog = parse_args(argc, argv);
-    opt.exe_path = argv[prog];
+    const char *execfn = argv[prog];
+    path_init();
     record_exec_args();
+    int prog_fd = open_program(execfn);
 
     mm_init();
     canary_init();                 /* XLAT_CANARY_CHECK=1 only */
@@ -482,16 +524,18 @@ int main(int argc, char **argv, char **envp)
 
     perfmap_init();                        /* -perfmap / -jitdump, before any mmap */
     GuestImage img;
-    char err[256];
-    if (elf_load(opt.exe_path, &img, err, sizeof err) < 0) {
-        fprintf(stderr, "xlat: %s: %s\n", opt.exe_path, err);
+    char err[256], self[32];
+    if (elf_load_fd(prog_fd, opt.exe_path, &img, err, sizeof err) < 0) {
+        fprintf(stderr, "xlat: %s: %s\n", execfn, err);
         return 1;
     }
     if (perfmap_enabled) {
-        symbols_add_file(opt.exe_path, img.load_bias);
+        snprintf(self, sizeof self, "/proc/self/fd/%d", prog_fd);
+        symbols_add_file(self, img.load_bias);
         if (img.interp_base)
-            symbols_add_interp(opt.exe_path, opt.ld_prefix, img.interp_base);
+            symbols_add_interp(self, opt.ld_prefix, img.interp_base);
     }
+    close(prog_fd);
 
     /* The guest's argv: the program path (or -0) and the rest. */
     int guest_argc = argc - prog;
@@ -502,8 +546,7 @@ int main(int argc, char **argv, char **envp)
         guest_argv[0] = (char *)opt.argv0;
 
     static CPUState cpu;
-    cpu.x[2] = stack_setup(&img, guest_argc, guest_argv, guest_env, opt.exe_path,
-                           opt.stack_size);
+    cpu.x[2] = stack_setup(&img, guest_argc, guest_argv, guest_env, execfn, opt.stack_size);
     if (cpu.x[2] == 0)
         return 1;                          /* stack_setup said why */
     procfs_init(guest_argc, guest_argv, cpu.x[2]);

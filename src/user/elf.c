@@ -1,14 +1,15 @@
 /*
  * The riscv64 ELF loader (user mode).
  *
- * elf_load() reads the program file into memory and hands it to
+ * elf_load_fd() reads the program file into memory and hands it to
  * elf_load_mem(), which:
  *   1. validates the whole image (header, program header table, every
  *      PT_LOAD and PT_INTERP) before anything is mapped; the ELF is
  *      untrusted input, so every offset and size is checked with
  *      overflow-free arithmetic, and each failure is a one-line reason;
  *   2. if there is a PT_INTERP, reads and validates the interpreter too
- *      (looked up under opt.ld_prefix first, like qemu's -L);
+ *      (opened in the guest's view: under -L DIR first, like qemu's -L,
+ *      inside DIR with --root; path.h);
  *   3. chooses load biases, maps each PT_LOAD read-write, copies the file
  *      bytes in (the bss stays zero), then applies the segment protections;
  *   4. sets the initial program break after the program's highest segment.
@@ -21,6 +22,7 @@
  * search puts it, below the stack, as Linux does.
  */
 #include "user/loader.h"
+#include "user/path.h"
 
 #include <elf.h>
 #include <errno.h>
@@ -312,32 +314,23 @@ typedef struct FileBytes {
     size_t size;
 } FileBytes;
 
-static int read_file(const char *path, FileBytes *fb, char *err, size_t errlen)
+/* Map the open file fd (the caller's) for parsing. */
+static int read_fd(int fd, FileBytes *fb, char *err, size_t errlen)
 {
     fb->data = NULL;
     fb->size = 0;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return fail(err, errlen, "%s", strerror(errno));
     struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        close(fd);
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
         return fail(err, errlen, "not a regular file");
-    }
-    if (!(st.st_mode & 0111)) {
-        close(fd);
+    if (!(st.st_mode & 0111))
         return fail(err, errlen, "permission denied (not executable)");
-    }
     fb->size = (size_t)st.st_size;
     if (fb->size > 0) {
         void *p = mmap(NULL, fb->size, PROT_READ, MAP_PRIVATE, fd, 0);
-        if (p == MAP_FAILED) {
-            close(fd);
+        if (p == MAP_FAILED)
             return fail(err, errlen, "%s", strerror(errno));
-        }
         fb->data = p;
     }
-    close(fd);
     return 0;
 }
 
@@ -348,17 +341,21 @@ static void release_file(FileBytes *fb)
     fb->data = NULL;
 }
 
-/* Open the interpreter: "-L DIR" means DIR/path first, then path itself. */
+/*
+ * Open the interpreter in the guest's view; hostpath gets the name its
+ * mapping shows in /proc/self/maps (the -L file, or the guest's path).
+ */
 static int read_interp(const char *ipath, FileBytes *fb, char *hostpath, size_t hplen,
                        char *err, size_t errlen)
 {
-    if (opt.ld_prefix && *opt.ld_prefix) {
-        snprintf(hostpath, hplen, "%s%s%s", opt.ld_prefix, ipath[0] == '/' ? "" : "/", ipath);
-        if (access(hostpath, F_OK) == 0)
-            return read_file(hostpath, fb, err, errlen);
-    }
-    snprintf(hostpath, hplen, "%s", ipath);
-    return read_file(hostpath, fb, err, errlen);
+    char buf[PATH_MAX];
+    snprintf(hostpath, hplen, "%s", path_rooted() ? ipath : path_resolve(ipath, buf, sizeof buf));
+    int fd = path_open(ipath, O_RDONLY);
+    if (fd < 0)
+        return fail(err, errlen, "%s", strerror(-fd));
+    int r = read_fd(fd, fb, err, errlen);
+    close(fd);
+    return r;
 }
 
 /* -- Entry points ------------------------------------------------------------- */
@@ -420,11 +417,11 @@ out:
     return ret;
 }
 
-int elf_load(const char *path, GuestImage *img, char *err, size_t errlen)
+int elf_load_fd(int fd, const char *path, GuestImage *img, char *err, size_t errlen)
 {
     FileBytes fb;
     char ferr[256];
-    if (read_file(path, &fb, ferr, sizeof(ferr)))
+    if (read_fd(fd, &fb, ferr, sizeof(ferr)))
         return fail(err, errlen, "%s", ferr);
     int r = elf_load_mem(fb.data, fb.size, path, img, err, errlen);
     release_file(&fb);

@@ -20,11 +20,12 @@ typedef struct GuestImage {
 } GuestImage;
 
 /*
- * Load the ELF file at `path` into the guest window. On error returns -1 and
- * writes a one-line reason (no trailing newline) to err, e.g.
- * "not a riscv64 ELF (e_machine 62)" or "truncated program header table".
+ * Load the ELF file open on fd (named path, for /proc/self/maps) into the
+ * guest window. On error returns -1 and writes a one-line reason (no
+ * trailing newline) to err, e.g. "not a riscv64 ELF (e_machine 62)" or
+ * "truncated program header table".
  */
-int elf_load(const char *path, GuestImage *img, char *err, size_t errlen);
+int elf_load_fd(int fd, const char *path, GuestImage *img, char *err, size_t errlen);
 
 /*
  * Same, from bytes already in memory (used by the unit tests and fuzzers).

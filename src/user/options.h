@@ -57,7 +57,8 @@ typedef struct Options {
     int         gdb_port;       /* -g: wait for gdb on this TCP port (0: no gdbstub) */
     bool        perfmap;        /* -perfmap: write /tmp/perf-PID.map */
     bool        jitdump;        /* -jitdump: write jit-PID.dump for perf inject */
-    const char *exe_path;       /* host path of the main program */
+    const char *exe_path;       /* the main program as /proc/self/exe names it (canonical;
+                                   a guest path under --root) */
     char      **exec_args;      /* options that give an exec'd xlat these settings
                                    (NULL-terminated; main.c builds it, sys_exec.c uses it) */
 } Options;

@@ -31,6 +31,7 @@
 #include "user/loader.h"
 #include "user/mm.h"
 #include "user/options.h"
+#include "user/path.h"
 
 static int    proc_argc;
 static char **proc_argv;
@@ -272,8 +273,9 @@ bool procfs_open(const char *path, int flags, int64_t *ret)
 {
     const char *leaf = self_leaf(path);
     if (leaf && strcmp(leaf, "exe") == 0 && opt.exe_path) {
-        int fd = open(opt.exe_path, flags & ~(O_CREAT | O_TRUNC | O_ACCMODE));
-        *ret = fd < 0 ? -errno : fd;
+        *ret = path_open(opt.exe_path, flags & ~(O_CREAT | O_TRUNC | O_ACCMODE | O_CLOEXEC));
+        if (*ret >= 0 && !(flags & O_CLOEXEC))
+            fcntl((int)*ret, F_SETFD, 0);
         return true;
     }
     FillFn fill = fill_for(path);
@@ -302,17 +304,12 @@ bool procfs_open(const char *path, int flags, int64_t *ret)
 bool procfs_readlink(const char *path, char *buf, size_t len, int64_t *n)
 {
     const char *leaf = self_leaf(path);
-    char tmp[PATH_MAX];
     if (!leaf || strcmp(leaf, "exe") != 0 || !opt.exe_path)
         return false;
-    if (!realpath(opt.exe_path, tmp)) {
-        *n = -errno;
-        return true;
-    }
-    size_t l = strlen(tmp);
+    size_t l = strlen(opt.exe_path);      /* canonical already (main.c) */
     if (l > len)
         l = len;
-    memcpy(buf, tmp, l);
+    memcpy(buf, opt.exe_path, l);
     *n = (int64_t)l;
     return true;
 }

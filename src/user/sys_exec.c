@@ -2,20 +2,25 @@
  * execve / execveat: run another guest program by re-executing xlat.
  *
  * The host cannot run a riscv64 ELF and no binfmt_misc handler is assumed,
- * so xlat checks the target the way the kernel would -- exists (ENOENT),
- * is a regular executable file (EACCES), is a riscv64 ELF or a `#!`
- * script (else ENOEXEC) -- follows #! lines itself with the kernel's
- * parsing rules and nesting limit, and then execs /proc/self/exe:
+ * so xlat opens the target in the guest's view of the file system (path.h)
+ * and checks it the way the kernel would -- exists (ENOENT), is a regular
+ * executable file (EACCES), is a riscv64 ELF or a `#!` script (else
+ * ENOEXEC) -- follows #! lines itself with the kernel's parsing rules and
+ * nesting limit, and then execs /proc/self/exe with the opened file:
  *
- *   xlat OPTIONS [-E VAR=value...] [--log-fd N] -0 ARGV0 -- PROGRAM ARGV[1]...
+ *   xlat OPTIONS [-E VAR=value...] [--log-fd N] --exec-fd FD -0 ARGV0 -- FILENAME ARGV[1]...
  *
- * OPTIONS re-create this process's settings (opt.exec_args, built by
- * main.c: -L, -s, -d, -strace...). The guest's envp becomes the new
- * process's host environment, except variables that would configure the
- * host side instead of the guest -- LD_* (the host's dynamic loader),
- * QEMU_* and XLAT_* (xlat's own options) -- which travel as -E so the
- * guest still sees them. The -D log file is handed over as an open file
- * descriptor, so the new process appends to the same file.
+ * The new xlat loads the program from FD (so fexecve of a descriptor, and
+ * a file renamed or replaced meanwhile, run what was checked) and closes
+ * it; FILENAME is what the kernel calls bprm->filename (AT_EXECFN, the
+ * name a script's interpreter is given: "/dev/fd/N" for execveat of a
+ * descriptor). OPTIONS re-create this process's settings (opt.exec_args,
+ * built by main.c: -L, --root, -s, -d, -strace...). The guest's envp
+ * becomes the new process's host environment, except variables that would
+ * configure the host side instead of the guest -- LD_* (the host's dynamic
+ * loader), QEMU_* and XLAT_* (xlat's own options) -- which travel as -E so
+ * the guest still sees them. The -D log file is handed over as an open
+ * file descriptor, so the new process appends to the same file.
  *
  * Close-on-exec, the signal mask and ignored signals carry over through
  * the host's execve as they should. A host (x86-64) ELF is not runnable:
@@ -28,10 +33,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "user/mm.h"
 #include "user/options.h"
+#include "user/path.h"
 #include "user/signal.h"
 #include "user/sys_impl.h"
 
@@ -96,17 +103,40 @@ static int vec_from_guest(uint64_t ga, StrVec *out)
 
 enum exec_kind { EXEC_ELF, EXEC_SCRIPT };
 
-/* The kernel's checks when it opens a file to execute: 0 or -errno. */
-static int exec_access(const char *host, bool nofollow)
+/* The kernel's checks of an opened file to execute: 0 or -errno. */
+static int exec_access(int fd)
 {
     struct stat st;
-    if (nofollow && lstat(host, &st) == 0 && S_ISLNK(st.st_mode))
-        return -ELOOP;
-    if (stat(host, &st) < 0)
+    if (fstat(fd, &st) < 0)
         return -errno;
-    if (!S_ISREG(st.st_mode) || access(host, X_OK) < 0)
+    if (!S_ISREG(st.st_mode))
+        return -EACCES;
+    if (syscall(SYS_faccessat2, fd, "", X_OK, AT_EMPTY_PATH | AT_EACCESS) < 0 &&
+        (errno != ENOSYS || !(st.st_mode & 0111)))
         return -EACCES;
     return 0;
+}
+
+/*
+ * Open a guest path to execute (dirfd-relative, in the guest's view):
+ * the descriptor, or -errno as execve reports it.
+ */
+static int exec_open(int dirfd, const char *path, bool nofollow)
+{
+    GuestPath gp;
+    int err = path_lookup_at(dirfd, path, PATH_LOOKUP | (nofollow ? 0 : PATH_FOLLOW), &gp);
+    if (err < 0)
+        return err;
+    int fd = openat(gp.dirfd, gp.host, O_RDONLY | O_CLOEXEC | (nofollow ? O_NOFOLLOW : 0));
+    err = fd < 0 ? -errno : 0;
+    path_put(&gp);
+    if (fd < 0)
+        return err == -ENOENT || err == -ELOOP || err == -ENOTDIR ? err : -EACCES;
+    if ((err = exec_access(fd)) < 0) {
+        close(fd);
+        return err;
+    }
+    return fd;
 }
 
 static uint64_t get_le(const void *p, int bytes)
@@ -134,27 +164,26 @@ static int elf_interp_check(int fd, const unsigned char *ehdr)
         if (get_le(ph, 4) != 3 /* PT_INTERP */)
             continue;
         uint64_t off = get_le(ph + 8, 8), size = get_le(ph + 32, 8);
-        char interp[PATH_MAX], buf[PATH_MAX];
+        char interp[PATH_MAX];
         if (size < 2 || size > sizeof interp ||
             pread(fd, interp, size, (off_t)off) != (ssize_t)size || interp[size - 1])
             return -ENOEXEC;
-        return exec_access(path_resolve(interp, buf, sizeof buf), false);
+        int ifd = exec_open(AT_FDCWD, interp, false);
+        if (ifd < 0)
+            return ifd;
+        close(ifd);
+        return 0;
     }
     return 0;
 }
 
 /*
- * exec_access, then the file's first bytes into buf (NUL-padded) and what
- * they say: 0 and *kind, or -errno.
+ * The opened file's first bytes into buf (NUL-padded) and what they say:
+ * 0 and *kind, or -errno.
  */
-static int exec_check(const char *host, bool nofollow, char *buf, enum exec_kind *kind)
+static int exec_check(int fd, char *buf, enum exec_kind *kind)
 {
-    int r = exec_access(host, nofollow);
-    if (r < 0)
-        return r;
-    int fd = open(host, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return errno == ENOENT ? -ENOENT : -EACCES;
+    int r = 0;
     memset(buf, 0, BINPRM_BUF_SIZE + 1);
     ssize_t n = pread(fd, buf, BINPRM_BUF_SIZE, 0);
     const unsigned char *e = (const unsigned char *)buf;
@@ -170,7 +199,6 @@ static int exec_check(const char *host, bool nofollow, char *buf, enum exec_kind
     } else {
         r = -ENOEXEC;
     }
-    close(fd);
     return r;
 }
 
@@ -233,13 +261,12 @@ static bool is_proc_self_exe(const char *p)
     return !strcmp(p, "/proc/self/exe") || !strcmp(p, mine);
 }
 
-/* The host path of a guest path to execute (malloc'd). */
-static char *exec_host_path(const char *guest)
+/* Open a guest path to execute; /proc/self/exe is the running guest program. */
+static int exec_open_guest(int dirfd, const char *guest, bool nofollow)
 {
-    char buf[PATH_MAX];
     if (is_proc_self_exe(guest))
-        return strdup(opt.exe_path);
-    return strdup(path_resolve(guest, buf, sizeof buf));
+        return exec_open(AT_FDCWD, opt.exe_path, false);
+    return exec_open(dirfd, guest, nofollow);
 }
 
 /* -- The new xlat's command line --------------------------------------------------- */
@@ -255,10 +282,10 @@ static bool host_side_var(const char *kv)
  * are borrowed or leaked on purpose: execve either replaces us or fails
  * (then the caller frees the vectors but not the few option strings).
  */
-static void build_command(const char *prog, const StrVec *argv, const StrVec *envp,
-                          int log_fd, StrVec *hargv, StrVec *henv)
+static void build_command(const char *filename, int prog_fd, const StrVec *argv,
+                          const StrVec *envp, int log_fd, StrVec *hargv, StrVec *henv)
 {
-    static char log_fd_str[16];
+    static char log_fd_str[16], prog_fd_str[16];
     vec_push(hargv, "xlat");
     for (char **o = opt.exec_args; o && *o; o++)
         vec_push(hargv, *o);
@@ -279,10 +306,13 @@ static void build_command(const char *prog, const StrVec *argv, const StrVec *en
         vec_push(hargv, "--log-fd");
         vec_push(hargv, log_fd_str);
     }
+    snprintf(prog_fd_str, sizeof prog_fd_str, "%d", prog_fd);
+    vec_push(hargv, "--exec-fd");
+    vec_push(hargv, prog_fd_str);
     vec_push(hargv, "-0");
     vec_push(hargv, argv->n ? argv->v[0] : "");
     vec_push(hargv, "--");
-    vec_push(hargv, (char *)prog);
+    vec_push(hargv, (char *)filename);
     for (size_t i = 1; i < argv->n; i++)
         vec_push(hargv, argv->v[i]);
 }
@@ -296,17 +326,22 @@ static int log_fd_for_exec(void)
     return fcntl(fileno(opt.log_file), F_DUPFD, 3);
 }
 
-static int64_t run_xlat(const char *prog, const StrVec *argv, const StrVec *envp)
+/* Exec the new xlat on the opened program fd (which stays the caller's). */
+static int64_t run_xlat(const char *filename, int fd, const StrVec *argv, const StrVec *envp)
 {
     StrVec hargv = { 0 }, henv = { 0 };
     int log_fd = log_fd_for_exec();
-    build_command(prog, argv, envp, log_fd, &hargv, &henv);
+    int prog_fd = fcntl(fd, F_DUPFD, 3);       /* inherited, unlike fd */
+    if (prog_fd < 0)
+        return -errno;
+    build_command(filename, prog_fd, argv, envp, log_fd, &hargv, &henv);
     if (opt.strace)
         fputc('\n', opt.log_file);
     fflush(NULL);
     signal_exec_prepare();             /* the guest's mask and pending signals carry over */
     execve("/proc/self/exe", hargv.v, henv.v);
     int64_t err = -errno;
+    close(prog_fd);
     if (log_fd >= 0)
         close(log_fd);
     vec_free(&hargv, false);
@@ -336,11 +371,13 @@ static void script_argv(StrVec *argv, const char *name, const char *arg, const c
 }
 
 /*
- * Follow #! interpreters from (filename, host) -- both malloc'd, freed here
- * -- to a riscv64 ELF and run it. filename is what the kernel calls
- * bprm->filename: the name a script's interpreter is given.
+ * Follow #! interpreters from (filename, fd) -- filename malloc'd, both
+ * released here -- to a riscv64 ELF and run it. filename is what the kernel
+ * calls bprm->filename: the name a script's interpreter is given.
+ * script_unreadable: the script is reached through a close-on-exec
+ * descriptor, which its interpreter could not open (the kernel: ENOENT).
  */
-static int64_t exec_common(char *filename, char *host, bool nofollow, StrVec *argv,
+static int64_t exec_common(char *filename, int fd, bool script_unreadable, StrVec *argv,
                            const StrVec *envp)
 {
     char buf[BINPRM_BUF_SIZE + 1];
@@ -348,27 +385,34 @@ static int64_t exec_common(char *filename, char *host, bool nofollow, StrVec *ar
     for (int depth = 0;; depth++) {
         enum exec_kind kind = EXEC_ELF;
         char *name, *arg;
-        ret = exec_check(host, nofollow && depth == 0, buf, &kind);
-        if (ret < 0)
+        if ((ret = exec_check(fd, buf, &kind)) < 0)
             break;
         if (kind == EXEC_ELF) {
-            ret = run_xlat(host, argv, envp);
+            ret = run_xlat(filename, fd, argv, envp);
             break;
         }
         if (depth >= MAX_INTERP_DEPTH) {
             ret = -ELOOP;
             break;
         }
+        if (depth == 0 && script_unreadable) {
+            ret = -ENOENT;
+            break;
+        }
         if ((ret = parse_shebang(buf, &name, &arg)) < 0)
             break;
         script_argv(argv, name, arg, filename);
         free(filename);
-        free(host);
+        close(fd);
         filename = strdup(name);
-        host = exec_host_path(name);
+        if ((fd = exec_open_guest(AT_FDCWD, name, false)) < 0) {
+            ret = fd;
+            break;
+        }
     }
     free(filename);
-    free(host);
+    if (fd >= 0)
+        close(fd);
     return ret;
 }
 
@@ -380,12 +424,28 @@ static char *printf_dup(const char *fmt, int fd, const char *rest)
     return s;
 }
 
+/* execveat(dirfd, "", ..., AT_EMPTY_PATH): the descriptor itself, readable. */
+static int exec_open_fd(int dirfd)
+{
+    char self[32];
+    snprintf(self, sizeof self, "/proc/self/fd/%d", dirfd);
+    int fd = open(self, O_RDONLY | O_CLOEXEC);    /* also for an O_PATH descriptor */
+    if (fd < 0)
+        return errno == ENOENT ? -EBADF : -EACCES;
+    int err = exec_access(fd);
+    if (err < 0) {
+        close(fd);
+        return err;
+    }
+    return fd;
+}
+
 static int64_t do_execveat(int dirfd, uint64_t path_ga, uint64_t argv_ga, uint64_t envp_ga,
                            int flags)
 {
     StrVec argv = { 0 }, envp = { 0 };
-    char *filename = NULL, *host = NULL;
-    int err = 0;
+    char *filename = NULL;
+    int err = 0, fd = -1;
     int64_t ret;
 
     if (flags & ~(AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW))
@@ -393,33 +453,40 @@ static int64_t do_execveat(int dirfd, uint64_t path_ga, uint64_t argv_ga, uint64
     char *path = guest_strdup(path_ga, PATH_MAX, &err);
     if (!path)
         return err;
+    bool nofollow = flags & AT_SYMLINK_NOFOLLOW, via_fd = false;
+    /* The kernel opens the file before it reads argv and envp. */
     if (path[0] == '\0') {
         if (!(flags & AT_EMPTY_PATH) || dirfd == AT_FDCWD) {
             ret = -ENOENT;
             goto out;
         }
         filename = printf_dup("/dev/fd/%d%s", dirfd, "");
-        host = printf_dup("/proc/self/fd/%d%s", dirfd, "");
-    } else if (path[0] == '/' || dirfd == AT_FDCWD) {
-        filename = strdup(path);
-        host = exec_host_path(path);
+        fd = exec_open_fd(dirfd);
+        via_fd = true;
     } else {
-        filename = printf_dup("/dev/fd/%d/%s", dirfd, path);
-        host = printf_dup("/proc/self/fd/%d/%s", dirfd, path);
+        bool rel = path[0] != '/' && dirfd != AT_FDCWD;
+        filename = rel ? printf_dup("/dev/fd/%d/%s", dirfd, path) : strdup(path);
+        fd = exec_open_guest(dirfd, path, nofollow);
+        via_fd = rel;
     }
-    if (!filename || !host) {
+    if (!filename) {
         ret = -ENOMEM;
         goto out;
     }
-    /* The kernel opens the file before it reads argv and envp. */
-    if ((ret = exec_access(host, flags & AT_SYMLINK_NOFOLLOW)) < 0 ||
-        (ret = vec_from_guest(argv_ga, &argv)) < 0 || (ret = vec_from_guest(envp_ga, &envp)) < 0)
+    if (fd < 0) {
+        ret = fd;
         goto out;
-    ret = exec_common(filename, host, flags & AT_SYMLINK_NOFOLLOW, &argv, &envp);
-    filename = host = NULL;            /* exec_common freed them */
+    }
+    if ((ret = vec_from_guest(argv_ga, &argv)) < 0 || (ret = vec_from_guest(envp_ga, &envp)) < 0)
+        goto out;
+    bool cloexec = via_fd && (fcntl(dirfd, F_GETFD) & FD_CLOEXEC);
+    ret = exec_common(filename, fd, cloexec, &argv, &envp);
+    filename = NULL;                   /* exec_common released them */
+    fd = -1;
 out:
     free(filename);
-    free(host);
+    if (fd >= 0)
+        close(fd);
     free(path);
     vec_free(&argv, true);
     vec_free(&envp, true);

@@ -47,24 +47,42 @@
 /* -- Helpers ------------------------------------------------------------- */
 
 /*
- * Run `call` with the guest path at `ga` in host string `P`. Like qemu's
- * path(), -L applies to lookups (open, stat, access, readlink, statfs):
- * WITH_PATH resolves, WITH_NAME passes the guest's name unchanged for calls
- * that create, remove or change names or attributes, and for chdir (so
- * getcwd never shows the prefix).
+ * Run `call` with the guest path at `ga`, relative to the guest's dirfd
+ * `dfd`, resolved for a call that uses it as `how` says (PATH_*, path.h):
+ * the host call gets directory D and path P. Like qemu's path(), -L applies
+ * to lookups only (PATH_LOOKUP: open, stat, access, readlink, statfs);
+ * calls that create, remove or change names or attributes, and chdir (so
+ * getcwd never shows the prefix), get the guest's name unchanged.
  */
-#define WITH_PATH_(ga, P, call, field)         \
-    do {                                       \
-        GuestPath gp_;                         \
-        int e_ = path_get((ga), &gp_);         \
-        if (e_) return e_;                     \
-        const char *P = gp_.field;             \
-        int64_t r_ = (call);                   \
-        path_put(&gp_);                        \
-        return r_;                             \
+#define WITH_PATH(dfd, ga, how, D, P, call)                 \
+    do {                                                     \
+        GuestPath gp_;                                       \
+        int e_ = path_get_at((dfd), (ga), (how), &gp_);      \
+        if (e_) return e_;                                   \
+        int D = gp_.dirfd;                                   \
+        const char *P = gp_.host;                            \
+        (void)D;                                             \
+        int64_t r_ = (call);                                 \
+        path_put(&gp_);                                      \
+        return r_;                                           \
     } while (0)
-#define WITH_PATH(ga, P, call) WITH_PATH_(ga, P, call, host)
-#define WITH_NAME(ga, P, call) WITH_PATH_(ga, P, call, raw)
+/* The same for host calls that take one path string and no directory. */
+#define WITH_ABS_PATH(ga, how, P, call)                      \
+    do {                                                     \
+        GuestPath gp_;                                       \
+        int e_ = path_get_at(AT_FDCWD, (ga), (how), &gp_);   \
+        if (e_) return e_;                                   \
+        const char *P = path_host_abs(&gp_);                 \
+        int64_t r_ = (call);                                 \
+        path_put(&gp_);                                      \
+        return r_;                                           \
+    } while (0)
+
+/* PATH_FOLLOW unless the call's AT_* flags say AT_SYMLINK_NOFOLLOW. */
+static unsigned follow_unless(int flags)
+{
+    return flags & AT_SYMLINK_NOFOLLOW ? 0 : PATH_FOLLOW;
+}
 
 static int64_t put_stat(uint64_t ga, const struct stat *h)
 {
@@ -188,26 +206,68 @@ int64_t sys_getdents64(CPUState *cpu, const uint64_t *a)
 
 /* -- Opening and closing --------------------------------------------------- */
 
-int64_t sys_openat(CPUState *cpu, const uint64_t *a)
+/*
+ * How open uses its path. O_EXCL with O_CREAT never follows the last
+ * component (the kernel fails with EEXIST on a symlink).
+ */
+static unsigned open_how(int flags)
+{
+    unsigned how = PATH_LOOKUP;
+    if (flags & O_CREAT)
+        how |= PATH_CREATE;
+    if (!(flags & O_NOFOLLOW) && !((flags & O_CREAT) && (flags & O_EXCL)))
+        how |= PATH_FOLLOW;
+    return how;
+}
+
+/*
+ * openat and openat2 (how != NULL). Under --root a file that O_CREAT is to
+ * create is created with O_EXCL|O_NOFOLLOW in the directory the resolver
+ * pinned, so a symlink raced into its place is never followed; if the name
+ * appeared meanwhile, the open starts over (the guest did not ask for
+ * O_EXCL, so an existing file is fine).
+ */
+static int64_t do_open(int dirfd, uint64_t path_ga, const uint64_t *how, bool openat2)
 {
     GuestPath gp;
     int64_t r;
-    (void)cpu;
-    if ((r = path_get(a[1], &gp)))
-        return r;
-    if (!procfs_open(gp.raw, (int)a[2], &r))
-        r = procfs_guard_fd(safe_syscall(SYS_openat, (long)dirfd_arg(a[0]), gp.host,
-                                         (long)(int)a[2], (long)(mode_t)a[3]));
+    int flags = (int)how[0];
+    for (int attempt = 0;; attempt++) {
+        if ((r = path_get_at(dirfd, path_ga, open_how(flags), &gp)))
+            return r;
+        if (procfs_open(gp.raw, flags, &r))
+            break;
+        uint64_t h[3] = { how[0], how[1], how[2] };
+        if (gp.created)
+            h[0] |= O_EXCL | O_NOFOLLOW;
+        if (path_rooted())
+            h[2] = 0;          /* RESOLVE_*: the pinned lookup is already confined */
+        if (openat2)
+            r = host_ret(syscall(SYS_openat2, gp.dirfd, gp.host, h, sizeof h));
+        else       /* safe_syscall: a FIFO's open blocks until a guest signal */
+            r = safe_syscall(SYS_openat, (long)gp.dirfd, gp.host, (long)(int)h[0], (long)h[1]);
+        if (r == -EEXIST && gp.created && !(flags & O_EXCL) && attempt < 8) {
+            path_put(&gp);
+            continue;
+        }
+        r = procfs_guard_fd(r);
+        break;
+    }
     path_put(&gp);
     return r;
+}
+
+int64_t sys_openat(CPUState *cpu, const uint64_t *a)
+{
+    (void)cpu;
+    uint64_t how[3] = { (uint64_t)(int)a[2], (mode_t)a[3], 0 };
+    return do_open(dirfd_arg(a[0]), a[1], how, false);
 }
 
 /* openat2: struct open_how is three u64s on both. */
 int64_t sys_openat2(CPUState *cpu, const uint64_t *a)
 {
     uint64_t how[3];
-    GuestPath gp;
-    int64_t r;
     (void)cpu;
     if (a[3] < sizeof how)
         return -EINVAL;
@@ -215,12 +275,7 @@ int64_t sys_openat2(CPUState *cpu, const uint64_t *a)
         return -E2BIG;
     if (copy_from_guest(how, a[2], sizeof how))
         return -EFAULT;
-    if ((r = path_get(a[1], &gp)))
-        return r;
-    if (!procfs_open(gp.raw, (int)how[0], &r))
-        r = procfs_guard_fd(host_ret(syscall(SYS_openat2, dirfd_arg(a[0]), gp.host, how, sizeof how)));
-    path_put(&gp);
-    return r;
+    return do_open(dirfd_arg(a[0]), a[1], how, true);
 }
 
 int64_t sys_close(CPUState *cpu, const uint64_t *a)
@@ -376,7 +431,8 @@ static int64_t do_fstatat(int dirfd, const char *path, uint64_t buf, int flags)
 int64_t sys_newfstatat(CPUState *cpu, const uint64_t *a)
 {
     (void)cpu;
-    WITH_PATH(a[1], p, do_fstatat(dirfd_arg(a[0]), p, a[2], (int)a[3]));
+    WITH_PATH(dirfd_arg(a[0]), a[1], PATH_LOOKUP | follow_unless((int)a[3]), d, p,
+              do_fstatat(d, p, a[2], (int)a[3]));
 }
 
 static int64_t do_statx(int dirfd, const char *path, int flags, unsigned mask, uint64_t buf)
@@ -390,7 +446,8 @@ static int64_t do_statx(int dirfd, const char *path, int flags, unsigned mask, u
 int64_t sys_statx(CPUState *cpu, const uint64_t *a)
 {
     (void)cpu;
-    WITH_PATH(a[1], p, do_statx(dirfd_arg(a[0]), p, (int)a[2], (unsigned)a[3], a[4]));
+    WITH_PATH(dirfd_arg(a[0]), a[1], PATH_LOOKUP | follow_unless((int)a[2]), d, p,
+              do_statx(d, p, (int)a[2], (unsigned)a[3], a[4]));
 }
 
 static int64_t put_statfs(uint64_t ga, long r, const struct statfs *s)
@@ -404,7 +461,7 @@ int64_t sys_statfs(CPUState *cpu, const uint64_t *a)
 {
     struct statfs s;
     (void)cpu;
-    WITH_PATH(a[0], p, put_statfs(a[1], statfs(p, &s), &s));
+    WITH_ABS_PATH(a[0], PATH_LOOKUP | PATH_FOLLOW, p, put_statfs(a[1], statfs(p, &s), &s));
 }
 
 int64_t sys_fstatfs(CPUState *cpu, const uint64_t *a)
@@ -419,19 +476,20 @@ int64_t sys_fstatfs(CPUState *cpu, const uint64_t *a)
 int64_t sys_mkdirat(CPUState *cpu, const uint64_t *a)
 {
     (void)cpu;
-    WITH_NAME(a[1], p, host_ret(mkdirat(dirfd_arg(a[0]), p, (mode_t)a[2])));
+    WITH_PATH(dirfd_arg(a[0]), a[1], PATH_PARENT, d, p, host_ret(mkdirat(d, p, (mode_t)a[2])));
 }
 
 int64_t sys_mknodat(CPUState *cpu, const uint64_t *a)
 {
     (void)cpu;
-    WITH_NAME(a[1], p, host_ret(mknodat(dirfd_arg(a[0]), p, (mode_t)a[2], (dev_t)a[3])));
+    WITH_PATH(dirfd_arg(a[0]), a[1], PATH_PARENT, d, p,
+              host_ret(mknodat(d, p, (mode_t)a[2], (dev_t)a[3])));
 }
 
 int64_t sys_unlinkat(CPUState *cpu, const uint64_t *a)
 {
     (void)cpu;
-    WITH_NAME(a[1], p, host_ret(unlinkat(dirfd_arg(a[0]), p, (int)a[2])));
+    WITH_PATH(dirfd_arg(a[0]), a[1], PATH_PARENT, d, p, host_ret(unlinkat(d, p, (int)a[2])));
 }
 
 int64_t sys_symlinkat(CPUState *cpu, const uint64_t *a)
@@ -443,9 +501,9 @@ int64_t sys_symlinkat(CPUState *cpu, const uint64_t *a)
     if (!target)
         return err;
     GuestPath lp;
-    int64_t r = path_get(a[2], &lp);
+    int64_t r = path_get_at(dirfd_arg(a[1]), a[2], PATH_PARENT, &lp);
     if (r == 0) {
-        r = host_ret(symlinkat(target, dirfd_arg(a[1]), lp.raw));
+        r = host_ret(symlinkat(target, lp.dirfd, lp.host));
         path_put(&lp);
     }
     free(target);
@@ -456,18 +514,21 @@ int64_t sys_symlinkat(CPUState *cpu, const uint64_t *a)
 static int64_t two_paths(const uint64_t *a, int which)
 {
     GuestPath p1, p2;
-    int64_t r = path_get(a[1], &p1);
+    /* linkat links the symlink itself unless AT_SYMLINK_FOLLOW. */
+    unsigned how1 = which == 0 && ((int)a[4] & AT_SYMLINK_FOLLOW) ? PATH_FOLLOW
+                  : which == 0 ? 0 : PATH_PARENT;
+    int64_t r = path_get_at(dirfd_arg(a[0]), a[1], how1, &p1);
     if (r)
         return r;
-    r = path_get(a[3], &p2);
+    r = path_get_at(dirfd_arg(a[2]), a[3], PATH_PARENT, &p2);
     if (r) {
         path_put(&p1);
         return r;
     }
     if (which == 0)
-        r = host_ret(linkat(dirfd_arg(a[0]), p1.raw, dirfd_arg(a[2]), p2.raw, (int)a[4]));
+        r = host_ret(linkat(p1.dirfd, p1.host, p2.dirfd, p2.host, (int)a[4]));
     else
-        r = host_ret(syscall(SYS_renameat2, dirfd_arg(a[0]), p1.raw, dirfd_arg(a[2]), p2.raw,
+        r = host_ret(syscall(SYS_renameat2, p1.dirfd, p1.host, p2.dirfd, p2.host,
                              (unsigned)a[4]));
     path_put(&p1);
     path_put(&p2);
@@ -477,23 +538,18 @@ static int64_t two_paths(const uint64_t *a, int which)
 int64_t sys_linkat(CPUState *cpu, const uint64_t *a)    { (void)cpu; return two_paths(a, 0); }
 int64_t sys_renameat2(CPUState *cpu, const uint64_t *a) { (void)cpu; return two_paths(a, 2); }
 
-static int64_t do_readlinkat(int dirfd, const char *raw, const char *path, uint64_t buf,
-                             int64_t size)
+static int64_t do_readlinkat(GuestPath *gp, uint64_t buf, int64_t size)
 {
     char tmp[PATH_MAX];
     ssize_t n;
     if (size <= 0)
         return -EINVAL;
     int64_t pn;
-    if (procfs_readlink(raw, tmp, sizeof tmp, &pn)) {
-        if (pn < 0)
-            return pn;
-        n = (ssize_t)pn;
-    } else {
-        n = readlinkat(dirfd, path, tmp, sizeof tmp);
-        if (n < 0)
-            return -errno;
-    }
+    if (!procfs_readlink(gp->raw, tmp, sizeof tmp, &pn))
+        pn = path_readlink(gp, tmp, sizeof tmp);
+    if (pn < 0)
+        return pn;
+    n = (ssize_t)pn;
     if (n > size)
         n = size;
     return copy_to_guest(buf, tmp, n) ? -EFAULT : n;
@@ -503,10 +559,10 @@ int64_t sys_readlinkat(CPUState *cpu, const uint64_t *a)
 {
     (void)cpu;
     GuestPath gp;
-    int64_t r = path_get(a[1], &gp);
+    int64_t r = path_get_at(dirfd_arg(a[0]), a[1], PATH_LOOKUP, &gp);
     if (r)
         return r;
-    r = do_readlinkat(dirfd_arg(a[0]), gp.raw, gp.host, a[2], (int64_t)a[3]);
+    r = do_readlinkat(&gp, a[2], (int64_t)a[3]);
     path_put(&gp);
     return r;
 }
@@ -514,13 +570,15 @@ int64_t sys_readlinkat(CPUState *cpu, const uint64_t *a)
 int64_t sys_faccessat(CPUState *cpu, const uint64_t *a)
 {
     (void)cpu;
-    WITH_PATH(a[1], p, host_ret(syscall(SYS_faccessat, dirfd_arg(a[0]), p, (int)a[2])));
+    WITH_PATH(dirfd_arg(a[0]), a[1], PATH_LOOKUP | PATH_FOLLOW, d, p,
+              host_ret(syscall(SYS_faccessat, d, p, (int)a[2])));
 }
 
 int64_t sys_faccessat2(CPUState *cpu, const uint64_t *a)
 {
     (void)cpu;
-    WITH_PATH(a[1], p, host_ret(syscall(SYS_faccessat2, dirfd_arg(a[0]), p, (int)a[2], (int)a[3])));
+    WITH_PATH(dirfd_arg(a[0]), a[1], PATH_LOOKUP | follow_unless((int)a[3]), d, p,
+              host_ret(syscall(SYS_faccessat2, d, p, (int)a[2], (int)a[3])));
 }
 
 /* -- Attributes ------------------------------------------------------------- */
@@ -528,7 +586,7 @@ int64_t sys_faccessat2(CPUState *cpu, const uint64_t *a)
 int64_t sys_truncate(CPUState *cpu, const uint64_t *a)
 {
     (void)cpu;
-    WITH_NAME(a[0], p, host_ret(truncate(p, (off_t)a[1])));
+    WITH_ABS_PATH(a[0], PATH_FOLLOW, p, host_ret(truncate(p, (off_t)a[1])));
 }
 
 int64_t sys_ftruncate(CPUState *cpu, const uint64_t *a)
@@ -553,7 +611,8 @@ int64_t sys_fchmodat(CPUState *cpu, const uint64_t *a)
 {
     (void)cpu;
     /* The kernel's fchmodat has no flags argument (glibc emulates them). */
-    WITH_NAME(a[1], p, host_ret(syscall(SYS_fchmodat, dirfd_arg(a[0]), p, (mode_t)a[2])));
+    WITH_PATH(dirfd_arg(a[0]), a[1], PATH_FOLLOW, d, p,
+              host_ret(syscall(SYS_fchmodat, d, p, (mode_t)a[2])));
 }
 
 int64_t sys_fchown(CPUState *cpu, const uint64_t *a)
@@ -565,7 +624,8 @@ int64_t sys_fchown(CPUState *cpu, const uint64_t *a)
 int64_t sys_fchownat(CPUState *cpu, const uint64_t *a)
 {
     (void)cpu;
-    WITH_NAME(a[1], p, host_ret(fchownat(dirfd_arg(a[0]), p, (uid_t)a[2], (gid_t)a[3], (int)a[4])));
+    WITH_PATH(dirfd_arg(a[0]), a[1], follow_unless((int)a[4]), d, p,
+              host_ret(fchownat(d, p, (uid_t)a[2], (gid_t)a[3], (int)a[4])));
 }
 
 static int64_t do_utimensat(int dirfd, const char *path, uint64_t times, int flags)
@@ -581,7 +641,8 @@ int64_t sys_utimensat(CPUState *cpu, const uint64_t *a)
     (void)cpu;
     if (!a[1])   /* futimens: the kernel accepts a NULL path */
         return do_utimensat(dirfd_arg(a[0]), NULL, a[2], (int)a[3]);
-    WITH_NAME(a[1], p, do_utimensat(dirfd_arg(a[0]), p, a[2], (int)a[3]));
+    WITH_PATH(dirfd_arg(a[0]), a[1], follow_unless((int)a[3]), d, p,
+              do_utimensat(d, p, a[2], (int)a[3]));
 }
 
 int64_t sys_sync(CPUState *cpu, const uint64_t *a)
@@ -600,14 +661,17 @@ int64_t sys_fdatasync(CPUState *cpu, const uint64_t *a) { (void)cpu; return host
 int64_t sys_getcwd(CPUState *cpu, const uint64_t *a)
 {
     (void)cpu;
-    CHECK_WINDOW(a[0], a[1]);
-    return host_ret(syscall(SYS_getcwd, g2h(a[0]), a[1]));
+    char buf[PATH_MAX + 16];
+    long n = path_getcwd(buf, a[1] < sizeof buf ? a[1] : sizeof buf);
+    if (n < 0)
+        return n;
+    return copy_to_guest(a[0], buf, (size_t)n) ? -EFAULT : n;
 }
 
 int64_t sys_chdir(CPUState *cpu, const uint64_t *a)
 {
     (void)cpu;
-    WITH_NAME(a[0], p, host_ret(chdir(p)));
+    WITH_ABS_PATH(a[0], PATH_FOLLOW, p, host_ret(chdir(p)));
 }
 
 int64_t sys_fchdir(CPUState *cpu, const uint64_t *a)
@@ -619,7 +683,12 @@ int64_t sys_fchdir(CPUState *cpu, const uint64_t *a)
 int64_t sys_chroot(CPUState *cpu, const uint64_t *a)
 {
     (void)cpu;
-    WITH_NAME(a[0], p, host_ret(chroot(p)));
+    if (path_rooted()) {
+        /* A chroot inside the view would need the view re-rooted: not yet. */
+        xlat_log(LOG_UNIMP, "xlat: chroot under --root is not supported\n");
+        return -EPERM;
+    }
+    WITH_ABS_PATH(a[0], 0, p, host_ret(chroot(p)));
 }
 
 /* -- Copying between descriptors ------------------------------------------ */
@@ -760,17 +829,19 @@ static int64_t xattr_get(int kind, const uint64_t *a, bool list)
     CHECK_WINDOW(buf, size);
     if (!list && !(name = guest_strdup(a[1], XATTR_NAME_MAX_ + 1, &err)))
         return err == -ENAMETOOLONG ? -ERANGE : err;
-    if (kind != XA_FD && (r = path_get(a[0], &gp))) {
+    if (kind != XA_FD &&
+        (r = path_get_at(AT_FDCWD, a[0], PATH_LOOKUP | (kind == XA_PATH ? PATH_FOLLOW : 0), &gp))) {
         free(name);
         return r;
     }
+    const char *hp = kind == XA_FD ? NULL : path_host_abs(&gp);
     void *hb = size ? g2h(buf) : NULL;
     if (list)
         r = kind == XA_FD   ? flistxattr((int)a[0], hb, size)
-          : kind == XA_PATH ? listxattr(gp.host, hb, size) : llistxattr(gp.host, hb, size);
+          : kind == XA_PATH ? listxattr(hp, hb, size) : llistxattr(hp, hb, size);
     else
         r = kind == XA_FD   ? fgetxattr((int)a[0], name, hb, size)
-          : kind == XA_PATH ? getxattr(gp.host, name, hb, size) : lgetxattr(gp.host, name, hb, size);
+          : kind == XA_PATH ? getxattr(hp, name, hb, size) : lgetxattr(hp, name, hb, size);
     r = host_ret(r);
     if (kind != XA_FD)
         path_put(&gp);
@@ -789,18 +860,20 @@ static int64_t xattr_set(int kind, const uint64_t *a, bool remove)
     char *name = guest_strdup(a[1], XATTR_NAME_MAX_ + 1, &err);
     if (!name)
         return err == -ENAMETOOLONG ? -ERANGE : err;
-    if (kind != XA_FD && (r = path_get(a[0], &gp))) {
+    if (kind != XA_FD &&
+        (r = path_get_at(AT_FDCWD, a[0], kind == XA_PATH ? PATH_FOLLOW : 0, &gp))) {
         free(name);
         return r;
     }
+    const char *hp = kind == XA_FD ? NULL : path_host_abs(&gp);
     const void *v = remove ? NULL : g2h(a[2]);    /* a[2] unchecked for remove */
     if (remove)
         r = kind == XA_FD   ? fremovexattr((int)a[0], name)
-          : kind == XA_PATH ? removexattr(gp.raw, name) : lremovexattr(gp.raw, name);
+          : kind == XA_PATH ? removexattr(hp, name) : lremovexattr(hp, name);
     else
         r = kind == XA_FD   ? fsetxattr((int)a[0], name, v, a[3], (int)a[4])
-          : kind == XA_PATH ? setxattr(gp.raw, name, v, a[3], (int)a[4])
-                            : lsetxattr(gp.raw, name, v, a[3], (int)a[4]);
+          : kind == XA_PATH ? setxattr(hp, name, v, a[3], (int)a[4])
+                            : lsetxattr(hp, name, v, a[3], (int)a[4]);
     r = host_ret(r);
     if (kind != XA_FD)
         path_put(&gp);

@@ -11,6 +11,7 @@
 
 #include "riscv/cpu.h"
 #include "user/mm.h"
+#include "user/path.h"
 #include "user/syscall.h"
 
 /* Every handler: arguments a[0..5] (guest a0..a5), returns result or -errno. */
@@ -27,16 +28,6 @@ static inline int64_t host_ret(long r) { return r < 0 ? -(int64_t)errno : r; }
 #define CHECK_WINDOW(ga, len) \
     do { if (!guest_range_in_window((ga), (len))) return -EFAULT; } while (0)
 
-/* A guest path argument copied to host memory and resolved (path_resolve). */
-typedef struct GuestPath {
-    char *raw;              /* malloc'd copy of the guest string */
-    const char *host;       /* what to pass to the host kernel */
-    char buf[PATH_MAX];
-} GuestPath;
-
-/* Fetch and resolve a path: 0 or -errno. path_put must follow success. */
-int path_get(uint64_t ga, GuestPath *p);
-void path_put(GuestPath *p);
 
 /*
  * Translate a guest iovec array (cnt entries at ga) into a malloc'd host

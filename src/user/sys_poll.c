@@ -234,10 +234,11 @@ int64_t sys_inotify_add_watch(CPUState *cpu, const uint64_t *a)
 {
     GuestPath gp;
     (void)cpu;
-    int64_t r = path_get(a[1], &gp);
+    unsigned how = PATH_LOOKUP | ((uint32_t)a[2] & IN_DONT_FOLLOW ? 0 : PATH_FOLLOW);
+    int64_t r = path_get_at(AT_FDCWD, a[1], how, &gp);
     if (r)
         return r;
-    r = host_ret(inotify_add_watch((int)a[0], gp.host, (uint32_t)a[2]));
+    r = host_ret(inotify_add_watch((int)a[0], path_host_abs(&gp), (uint32_t)a[2]));
     path_put(&gp);
     return r;
 }

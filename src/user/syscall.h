@@ -23,11 +23,5 @@ void syscall_dispatch(CPUState *cpu);
  */
 void guest_die_by_signal(int sig) __attribute__((noreturn));
 
-/*
- * Map a guest path to the host path to use: an absolute path is looked up
- * under opt.ld_prefix first (qemu -L) and used from there if it exists.
- * Returns guest_path itself or buf (len bytes).
- */
-const char *path_resolve(const char *guest_path, char *buf, size_t len);
 
 #endif

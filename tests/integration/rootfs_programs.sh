@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Integration test: real dynamically linked Debian trixie riscv64 programs
 # from the cached rootfs (scripts/rootfs.sh), run as
-#   RUNNER -L ROOTFS -0 NAME ROOTFS/usr/bin/NAME ARGS...
-# under qemu-riscv64 and under BUILD/xlat. Stdout, stderr and the exit
-# status of every case must be identical.
+#   qemu-riscv64 -L ROOTFS -0 NAME ROOTFS/usr/bin/NAME ARGS...
+#   xlat --root ROOTFS --bind $PWD -0 NAME /usr/bin/NAME ARGS...
+# (xlat confined to the rootfs, with the case's work directory bound in at
+# its own path; qemu has only -L). Stdout, stderr and the exit status of
+# every case must be identical.
 #   Usage: tests/integration/rootfs_programs.sh BUILD_DIR
 #
 # Each case is a host shell snippet in which `g NAME ARGS...` runs one guest
@@ -13,6 +15,7 @@
 #
 # Each runner works in its own copy of the same input tree (cases write
 # files), entered by relative paths so the -L prefix never applies to them.
+# XLAT_ROOTFS_VIEW=-L runs xlat with -L as qemu instead of --root.
 #
 # XLAT_ROOTFS_SHOW=1 prints each passing case's output (to review what it
 # checks).
@@ -262,15 +265,19 @@ EXEC_CASES=(
 # stray execve cannot reach host programs. Every guest program runs under
 # its own timeout.
 run_case() {   # $1 = runner command, $2 = work dir, $3 = snippet, $4 = out file
+    local view=(-L "$ROOT") bin=$ROOT/usr/bin
+    if [[ $1 == "$XLAT" && ${XLAT_ROOTFS_VIEW:---root} == --root ]]; then
+        view=(--root "$ROOT" --bind "$2") bin=/usr/bin
+    fi
     (
         cd "$2" || exit 99
-        RUNNER=$1 ROOT=$ROOT T=$XLAT_TIMEOUT bash -c '
+        RUNNER=$1 VIEW="${view[*]}" BIN=$bin T=$XLAT_TIMEOUT bash -c '
             g() { local p=$1; shift
                   timeout -k 5 "$T" env -i PATH=/nonexistent LC_ALL=C TZ=UTC HOME=/nonexistent \
-                      $RUNNER -L "$ROOT" -0 "$p" "$ROOT/usr/bin/$p" "$@"; }
+                      $RUNNER $VIEW -0 "$p" "$BIN/$p" "$@"; }
             x() { local p=$1; shift
                   timeout -k 5 "$T" env -i PATH=/usr/bin:/bin LC_ALL=C TZ=UTC HOME=/nonexistent \
-                      $RUNNER -L "$ROOT" -0 "$p" "$ROOT/usr/bin/$p" "$@"; }
+                      $RUNNER $VIEW -0 "$p" "$BIN/$p" "$@"; }
             '"$3"
     ) </dev/null >"$4" 2>"$4.err"
 }

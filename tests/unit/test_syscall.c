@@ -17,6 +17,7 @@
 #include "riscv/cpu.h"
 #include "user/mm.h"
 #include "user/options.h"
+#include "user/path.h"
 #include "user/syscall.h"
 #include "user/target.h"
 
@@ -111,8 +112,15 @@ int main(void)
     EXPECT(r == buf && strcmp(r, path) == 0);
     EXPECT(strcmp(path_resolve("/nonexistent-xyz", buf, sizeof buf), "/nonexistent-xyz") == 0);
     EXPECT(strcmp(path_resolve("lib", buf, sizeof buf), "lib") == 0);
+    /* ... but never for the host kernel's /dev, /proc and /sys */
+    char dev[PATH_MAX];
+    snprintf(dev, sizeof dev, "%s/dev", tmpl);
+    EXPECT(mkdir(dev, 0755) == 0);
+    EXPECT(strcmp(path_resolve("/dev", buf, sizeof buf), "/dev") == 0);
+    EXPECT(strcmp(path_resolve("/dev/null", buf, sizeof buf), "/dev/null") == 0);
+    EXPECT(strcmp(path_resolve("/proc/self/stat", buf, sizeof buf), "/proc/self/stat") == 0);
     opt.ld_prefix = NULL;
-    EXPECT(rmdir(path) == 0 && rmdir(tmpl) == 0);
+    EXPECT(rmdir(dev) == 0 && rmdir(path) == 0 && rmdir(tmpl) == 0);
 
     if (failures)
         printf("test_syscall: %d failures\n", failures);
