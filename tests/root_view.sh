@@ -26,6 +26,13 @@ chmod 1777 "$DIR/tmp"
 : >"$DIR/dev/ptmx"                  # what a debootstrap tree has is no device either
 printf 'INSIDE\n' >"$DIR/inside"
 printf 'SECRET\n' >"$WORK/outside/secret"
+# A host unix socket nobody listens on (reaching it says ECONNREFUSED).
+printf '%s\n' '#include <string.h>' '#include <sys/socket.h>' '#include <sys/un.h>' \
+    'int main(int c, char **v) { struct sockaddr_un u = { AF_UNIX }; (void)c;' \
+    '  strncpy(u.sun_path, v[1], sizeof u.sun_path - 1);' \
+    '  return bind(socket(AF_UNIX, SOCK_STREAM, 0), (void *)&u, sizeof u) != 0; }' >"$WORK/mksock.c"
+cc -o "$WORK/mksock" "$WORK/mksock.c" && "$WORK/mksock" "$WORK/outside/sock" ||
+    { echo "FAIL cannot make a host socket"; exit 1; }
 for p in root_escape pty_open; do
     "$GUEST_CC" -static -O2 -Wall -o "$B/$p" "$REPO/tests/trust/$p.c" ||
         { echo "FAIL cross-compile $p"; exit 1; }
@@ -55,7 +62,7 @@ for engine in jit interp; do
     flags=()
     [[ $engine == interp ]] && flags=(--interp)
     expect "confinement ($engine)" "ALL OK" \
-        "$XLAT" "${flags[@]}" --root "$DIR" --bind "$B:/b" /b/root_escape "$WORK/outside/secret"
+        "$XLAT" "${flags[@]}" --root "$DIR" --bind "$B:/b" /b/root_escape "$WORK/outside/secret" "$WORK/outside/sock"
 done
 
 # The working directory: kept inside a bind, / when outside the view.

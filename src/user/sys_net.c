@@ -12,10 +12,12 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <linux/filter.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -75,13 +77,59 @@ int64_t sys_socketpair(CPUState *cpu, const uint64_t *a)
     return r;
 }
 
+/*
+ * An AF_UNIX address the guest names a socket file with, under --root:
+ * resolved in the guest's view (binding creates the name in its directory,
+ * connecting and sending follow links) and rewritten as a /proc/self/fd
+ * path the host reaches the same file by. *addr and *len are updated to
+ * point at `out`; gp holds the descriptors until the call is made
+ * (path_put). 0 if nothing needed rewriting (gp->raw NULL), or -errno.
+ */
+static int unix_addr_in(const void **addr, socklen_t *len, bool binding,
+                        struct sockaddr_un *out, GuestPath *gp)
+{
+    gp->raw = NULL;
+    gp->pin = -1;
+    const struct sockaddr_un *un = *addr;
+    size_t off = offsetof(struct sockaddr_un, sun_path);
+    if (!path_rooted() || !un || *len <= off || un->sun_family != AF_UNIX || !un->sun_path[0])
+        return 0;                          /* not a pathname, or abstract */
+    char name[sizeof un->sun_path + 1];
+    size_t n = *len - off < sizeof un->sun_path ? *len - off : sizeof un->sun_path;
+    memcpy(name, un->sun_path, n);
+    name[n] = '\0';
+    int err = path_lookup_at(AT_FDCWD, name, binding ? PATH_PARENT : PATH_FOLLOW, gp);
+    if (err < 0)
+        return err;
+    memset(out, 0, sizeof *out);
+    out->sun_family = AF_UNIX;
+    int w = snprintf(out->sun_path, sizeof out->sun_path, "%s", path_host_abs(gp));
+    if (w < 0 || (size_t)w >= sizeof out->sun_path) {
+        path_put(gp);
+        return -ENAMETOOLONG;
+    }
+    *addr = out;
+    *len = (socklen_t)(off + (size_t)w + 1);
+    return 0;
+}
+
 /* bind and connect: (fd, addr, addrlen). */
 static int64_t addr_in(int nr, const uint64_t *a)
 {
     if ((int)a[2] < 0)
         return -EINVAL;
     CHECK_WINDOW(a[1], (uint32_t)a[2]);
-    return safe_syscall(nr, (long)(int)a[0], GUEST_BUF(a[1]), (long)(socklen_t)a[2]);
+    const void *addr = GUEST_BUF(a[1]);
+    socklen_t len = (socklen_t)a[2];
+    struct sockaddr_un un;
+    GuestPath gp;
+    int err = unix_addr_in(&addr, &len, nr == SYS_bind, &un, &gp);
+    if (err < 0)
+        return err;
+    int64_t r = safe_syscall(nr, (long)(int)a[0], addr, (long)len);
+    if (gp.raw)
+        path_put(&gp);
+    return r;
 }
 
 int64_t sys_bind(CPUState *cpu, const uint64_t *a)    { (void)cpu; return addr_in(SYS_bind, a); }
@@ -178,8 +226,18 @@ int64_t sys_sendto(CPUState *cpu, const uint64_t *a)
     if ((int)a[5] < 0)
         return -EINVAL;
     CHECK_WINDOW(a[4], (uint32_t)a[5]);
-    return safe_syscall(SYS_sendto, (long)(int)a[0], g2h(a[1]), a[2], (long)(int)a[3],
-                        GUEST_BUF(a[4]), (long)(socklen_t)a[5]);
+    const void *addr = GUEST_BUF(a[4]);
+    socklen_t len = (socklen_t)a[5];
+    struct sockaddr_un un;
+    GuestPath gp;
+    int err = unix_addr_in(&addr, &len, false, &un, &gp);
+    if (err < 0)
+        return err;
+    int64_t r = safe_syscall(SYS_sendto, (long)(int)a[0], g2h(a[1]), a[2], (long)(int)a[3],
+                             addr, (long)len);
+    if (gp.raw)
+        path_put(&gp);
+    return r;
 }
 
 int64_t sys_recvfrom(CPUState *cpu, const uint64_t *a)
@@ -237,7 +295,21 @@ static int64_t do_msg(const uint64_t *a, bool send)
     int e = msghdr_from_guest(&tm, &hm, &iov);
     if (e)
         return e;
+    struct sockaddr_un un;
+    GuestPath gp = { .raw = NULL };
+    if (send) {
+        const void *name = hm.msg_name;
+        socklen_t len = hm.msg_namelen;
+        if ((e = unix_addr_in(&name, &len, false, &un, &gp)) < 0) {
+            free(iov);
+            return e;
+        }
+        hm.msg_name = (void *)name;
+        hm.msg_namelen = len;
+    }
     int64_t r = safe_syscall(send ? SYS_sendmsg : SYS_recvmsg, (long)(int)a[0], &hm, (long)(int)a[2]);
+    if (gp.raw)
+        path_put(&gp);
     free(iov);
     if (r >= 0 && !send) {
         msghdr_results(&tm, &hm);

@@ -6,8 +6,9 @@
  * absolute and relative symlinks made at run time, /proc/self/root and cwd,
  * /proc/<child>/root and cwd of a forked child, /proc/1/root, /dev/fd,
  * every descriptor in /proc/self/fd, a bind mount's "..", a symlink inside
- * the bind, hard links and renames. Prints one line per check, then
- * "ALL OK" if nothing leaked.
+ * the bind, hard links and renames; and a host unix socket (argv[2], bound
+ * by nobody listening: reaching it would say ECONNREFUSED). Prints one line
+ * per failed check, then "ALL OK" if nothing leaked.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -17,7 +18,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -149,6 +152,24 @@ int main(int argc, char **argv)
     if (symlink(secret, "/b/abs") == 0)
         try_path("absolute symlink in a bind", "/b/abs");
     unlink("/b/abs");
+
+    /* A host unix socket, by connect and by sendto. */
+    if (argc > 2) {
+        struct sockaddr_un un = { .sun_family = AF_UNIX };
+        snprintf(un.sun_path, sizeof un.sun_path, "%s", argv[2]);
+        for (int type = SOCK_STREAM; type <= SOCK_DGRAM; type++) {
+            int sk = socket(AF_UNIX, type, 0);
+            checks++;
+            int r = type == SOCK_STREAM ? connect(sk, (struct sockaddr *)&un, sizeof un)
+                                        : (int)sendto(sk, "x", 1, 0, (struct sockaddr *)&un, sizeof un);
+            if (r == 0 || errno != ENOENT) {
+                printf("LEAK host socket reached (%s: %s)\n", type == SOCK_STREAM ? "connect" : "sendto",
+                       strerror(errno));
+                leaks++;
+            }
+            close(sk);
+        }
+    }
 
     /* Names: a hard link or rename of the secret cannot be made. */
     checks++;
