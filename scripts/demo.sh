@@ -107,12 +107,13 @@ EOF
 
 # ---- Steps ---------------------------------------------------------------
 # step LABEL SHOWN XLAT-SNIPPET QEMU-SNIPPET HOW: the snippets are host shell
-# run in $OUT/x resp. $OUT/q, with $X / $Q = the runner with -L ROOTFS and a
-# clean environment. HOW compares "out" (stdout and status) or "file NAME"
+# run in $OUT/x resp. $OUT/q, with $X = xlat confined to the rootfs (--root,
+# with the demo's directories bound in) and $Q = qemu with -L ROOTFS, both
+# in a clean environment; xlat names guest programs by their guest paths. HOW compares "out" (stdout and status) or "file NAME"
 # (that file byte for byte, and both statuses 0).
 
 ENV="env -i PATH=/usr/bin:/bin LC_ALL=C HOME=/nonexistent"
-X="$ENV TMPDIR=$OUT/x/tmp $XLAT -L $ROOT"
+X="$ENV TMPDIR=$OUT/x/tmp $XLAT --root $ROOT --bind $OUT --bind $DATA"
 Q="$ENV TMPDIR=$OUT/q/tmp $QEMU_ABS -L $ROOT"
 GCCPLAN="$ENV TMPDIR=$OUT/q/tmp QEMU=$QEMU_ABS $REPO/scripts/gcc-plan.sh $ROOT"
 SHLOOP='i=0; s=0; while [ $i -lt 100000 ]; do i=$((i + 1)); s=$(((s + i * 7) % 1000003)); done; echo $s'
@@ -120,19 +121,19 @@ PIPE='seq 1 1000000 | sort -rn | sha256sum'
 
 run_steps() {
     step "busybox sha256sum, 20 MiB" "busybox sha256sum big.dat" \
-        "\$X $BB sha256sum $DATA/big.dat" "\$Q $BB sha256sum $DATA/big.dat" out
+        "\$X /usr/bin/busybox sha256sum $DATA/big.dat" "\$Q $BB sha256sum $DATA/big.dat" out
     step "busybox sh loop, 100k iter." "busybox sh -c '$SHLOOP'" \
-        "\$X $BB sh -c '$SHLOOP'" "\$Q $BB sh -c '$SHLOOP'" out
+        "\$X /usr/bin/busybox sh -c '$SHLOOP'" "\$Q $BB sh -c '$SHLOOP'" out
     step "gcc -O2 -c (cc1, as)*" "gcc-14 -O2 -c primes.c" \
-        "\$X $ROOT/usr/bin/gcc-14 -O2 -c primes.c" "\$GCCPLAN -O2 -c primes.c" "file primes.o"
+        "\$X /usr/bin/gcc-14 -O2 -c primes.c" "\$GCCPLAN -O2 -c primes.c" "file primes.o"
     step "gcc -O2 -o (+ collect2, ld)*" "gcc-14 -O2 -o primes primes.c" \
-        "\$X $ROOT/usr/bin/gcc-14 -O2 -o primes primes.c" "\$GCCPLAN -O2 -o primes primes.c" "file primes"
+        "\$X /usr/bin/gcc-14 -O2 -o primes primes.c" "\$GCCPLAN -O2 -o primes primes.c" "file primes"
     step "./primes 30000000" "./primes 30000000" \
         "\$X ./primes 30000000" "\$Q ../x/primes 30000000" out
     step "python3 json/re/threads" "python3 demo.py" \
-        "\$X $ROOT/usr/bin/python3 $DATA/demo.py" "\$Q $ROOT/usr/bin/python3 $DATA/demo.py" out
+        "\$X /usr/bin/python3 $DATA/demo.py" "\$Q $ROOT/usr/bin/python3 $DATA/demo.py" out
     step "bash pipeline*" "bash -c '$PIPE'" \
-        "\$X $ROOT/usr/bin/bash -c '$PIPE'" \
+        "\$X /usr/bin/bash -c '$PIPE'" \
         "\$Q $ROOT/usr/bin/seq 1 1000000 | \$Q $ROOT/usr/bin/sort -rn | \$Q $ROOT/usr/bin/sha256sum" out
 }
 
