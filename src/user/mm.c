@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/shm.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -962,4 +963,136 @@ void guest_dump_maps(int fd)
             break;
     }
     pthread_rwlock_unlock(&mm_lock);
+}
+
+/* -- SysV shared memory ------------------------------------------------------ */
+
+/*
+ * An attach is a shared vma with VMA_SYSV_SHM, whose dev and ino are those
+ * of the segment's host file (ino is the shmid) and whose offset is the
+ * offset in the segment, kept through splits (munmap, mprotect) and mremap
+ * like Linux's vm_pgoff. munmap and mprotect work on it as on any mapping.
+ */
+#define VMA_SYSV_SHM 0x40
+
+/* Device, inode and name ("/SYSV0000abcd (deleted)") of the host mapping at hp. */
+static void describe_host_mapping(const void *hp, Vma *v)
+{
+    FILE *f = fopen("/proc/self/maps", "re");
+    if (!f)
+        return;
+    char *line = NULL;
+    size_t cap = 0;
+    while (getline(&line, &cap, f) > 0) {
+        unsigned long start, end, off, ino;
+        unsigned maj, min;
+        int name_at = 0;
+        if (sscanf(line, "%lx-%lx %*4s %lx %x:%x %lu %n", &start, &end, &off, &maj, &min,
+                   &ino, &name_at) < 6 || start != (uintptr_t)hp)
+            continue;
+        v->dev = makedev(maj, min);
+        v->ino = ino;
+        char *name = line + name_at, *nl = strchr(name, '\n');
+        if (nl)
+            *nl = 0;
+        if (*name)
+            v->name = xstrdup(name);
+        break;
+    }
+    free(line);
+    fclose(f);
+}
+
+int64_t guest_shmat(int shmid, uint64_t addr, bool fixed, uint64_t size, int shmflg)
+{
+    int prot = shmflg & SHM_RDONLY ? PROT_READ : PROT_READ | PROT_WRITE;
+    if (shmflg & SHM_EXEC)
+        prot |= PROT_EXEC;
+    uint64_t len = PAGE_UP(size);
+    if (len < size || len == 0)
+        return -EINVAL;
+
+    pthread_rwlock_wrlock(&mm_lock);
+    int64_t ret;
+    if (fixed) {
+        /* Linux: an overlap without SHM_REMAP, then do_mmap's own checks. */
+        if (!(shmflg & SHM_REMAP) && (addr + len < addr || !range_free(addr, addr + len))) {
+            ret = -EINVAL;
+            goto out;
+        }
+        if (len > GUEST_TASK_SIZE || addr > GUEST_TASK_SIZE - len) {
+            ret = -ENOMEM;
+            goto out;
+        }
+        if (addr < GUEST_MMAP_MIN_ADDR) {
+            ret = -EPERM;
+            goto out;
+        }
+    } else {
+        addr = find_free_locked(len, 0);
+        if (!addr) {
+            ret = -ENOMEM;
+            goto out;
+        }
+    }
+    bool was_free = range_free(addr, addr + len);
+    /* Over the window's reservation (or the mapping SHM_REMAP replaces). */
+    void *p = shmat(shmid, g2h(addr), (shmflg & (SHM_RDONLY | SHM_EXEC)) | SHM_REMAP);
+    if (p == (void *)-1) {
+        ret = -errno;
+        if (was_free)
+            host_reserve(addr, len);    /* in case the host left a hole */
+        goto out;
+    }
+    if (p != g2h(addr)) {
+        fprintf(stderr, "xlat: shmat did not attach at the requested host address\n");
+        abort();
+    }
+    if ((prot & PROT_EXEC) && mprotect(p, len, host_prot(prot)) != 0) {
+        ret = -errno;
+        host_reserve(addr, len);
+        goto out;
+    }
+    vma_remove(addr, addr + len);
+    Vma v = { addr, addr + len, prot, VMA_SHARED | VMA_SYSV_SHM, 0, 0, (uint64_t)shmid, NULL };
+    describe_host_mapping(p, &v);
+    log_map("shmat", addr, len, prot, v.name);
+    vma_insert(v);
+    if (prot & PROT_EXEC)
+        mm_exec_range_changed(addr, len);
+    ret = (int64_t)addr;
+out:
+    pthread_rwlock_unlock(&mm_lock);
+    return ret;
+}
+
+/*
+ * Linux's shmdt: the first attach vma at or above addr whose offset in the
+ * segment is its distance from addr says which attach; then every vma of
+ * that attach (the same segment at the same distance) goes, fragments left
+ * by munmap or mprotect included. The reservation comes back over them.
+ */
+int64_t guest_shmdt(uint64_t addr)
+{
+    if (addr & PAGE_MASK_)
+        return -EINVAL;
+    pthread_rwlock_wrlock(&mm_lock);
+    int64_t ret = -EINVAL;
+    uint64_t dev = 0, ino = 0;
+    for (size_t i = vma_lookup(addr); i < nvma;) {
+        Vma *v = &vmas[i];
+        bool match = (v->flags & VMA_SYSV_SHM) && v->start >= addr &&
+                     v->start - addr == v->offset &&
+                     (ret != 0 || (v->dev == dev && v->ino == ino));
+        if (!match) {
+            i++;
+            continue;
+        }
+        dev = v->dev;
+        ino = v->ino;
+        ret = 0;
+        unmap_locked(v->start, v->end - v->start);   /* drops vmas[i]: i is the next one */
+    }
+    pthread_rwlock_unlock(&mm_lock);
+    return ret;
 }

@@ -129,4 +129,14 @@ void mm_read_unlock(void);
 /* Print the guest mappings in /proc/self/maps format (for -d page, /proc). */
 void guest_dump_maps(int fd);
 
+/*
+ * SysV shared memory (sys_ipc.c). guest_shmat attaches segment shmid of
+ * size bytes at guest addr (fixed: addr as given, page aligned, replacing
+ * mappings only with SHM_REMAP; else a free range) with shmflg's
+ * SHM_RDONLY/SHM_EXEC; returns the address or -errno. guest_shmdt detaches
+ * the attach at addr: 0 or -EINVAL.
+ */
+int64_t guest_shmat(int shmid, uint64_t addr, bool fixed, uint64_t size, int shmflg);
+int64_t guest_shmdt(uint64_t addr);
+
 #endif

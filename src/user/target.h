@@ -201,6 +201,64 @@ struct target_sigset_argpack {
 #define TARGET_SIGNALFD_SIGINFO_SIZE 128
 #define TARGET_TIMEX_SIZE 208
 
+/* -- SysV IPC (sys_ipc.c) -------------------------------------------------- */
+
+/*
+ * The asm-generic 64-bit layouts (include/uapi/asm-generic/ipcbuf.h,
+ * shmbuf.h, msgbuf.h, sembuf.h). x86-64 uses the generic ipcbuf, shmbuf
+ * and msgbuf too, so ipc64_perm, shmid64_ds, msqid64_ds and the IPC_INFO
+ * structs pass through (sys_ipc.c checks them field by field against the
+ * host's); its semid64_ds has a padding word after each time, so that one
+ * is converted. struct sembuf (6 bytes) and a message's { long mtype;
+ * char mtext[]; } are the same on both.
+ */
+struct target_ipc64_perm {
+    int32_t  key;
+    uint32_t uid, gid, cuid, cgid;
+    uint32_t mode;
+    uint16_t seq;
+    uint16_t __pad2;
+    uint32_t __pad3;
+    uint64_t __unused1, __unused2;
+};
+static_assert(sizeof(struct target_ipc64_perm) == 48, "riscv64 ipc64_perm");
+
+struct target_shmid64_ds {
+    struct target_ipc64_perm shm_perm;
+    uint64_t shm_segsz;
+    int64_t  shm_atime, shm_dtime, shm_ctime;
+    int32_t  shm_cpid, shm_lpid;
+    uint64_t shm_nattch;
+    uint64_t __unused4, __unused5;
+};
+static_assert(sizeof(struct target_shmid64_ds) == 112, "riscv64 shmid64_ds");
+
+struct target_semid64_ds {
+    struct target_ipc64_perm sem_perm;
+    int64_t  sem_otime;
+    int64_t  sem_ctime;
+    uint64_t sem_nsems;
+    uint64_t __unused3, __unused4;
+};
+static_assert(sizeof(struct target_semid64_ds) == 88, "riscv64 semid64_ds");
+
+struct target_msqid64_ds {
+    struct target_ipc64_perm msg_perm;
+    int64_t  msg_stime, msg_rtime, msg_ctime;
+    uint64_t msg_cbytes, msg_qnum, msg_qbytes;
+    int32_t  msg_lspid, msg_lrpid;
+    uint64_t __unused4, __unused5;
+};
+static_assert(sizeof(struct target_msqid64_ds) == 120, "riscv64 msqid64_ds");
+
+/* IPC_INFO / *_INFO results: shminfo64 (9 longs), shm_info, seminfo (10 ints), msginfo. */
+#define TARGET_SHMINFO64_SIZE 72
+#define TARGET_SHM_INFO_SIZE  48
+#define TARGET_SEMINFO_SIZE   40
+#define TARGET_MSGINFO_SIZE   32
+/* SHMLBA: the page size on riscv64 (asm-generic shmparam.h). */
+#define TARGET_SHMLBA 4096ULL
+
 /* Conversions (target_conv.c). */
 void target_stat_from_host(struct target_stat *t, const struct stat *h);
 void target_epoll_from_host(struct target_epoll_event *t, const void *host_packed);
