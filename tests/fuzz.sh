@@ -43,7 +43,7 @@ for src in $(cd "$REPO" && find src -name '*.c' ! -path src/main.c | sort); do
     objs+=("$obj")
 done
 
-# fuzz_syscall works in a fresh directory under TMPDIR: keep those here.
+# fuzz_syscall and fuzz_path work in fresh directories under TMPDIR: keep those here.
 export TMPDIR=$OUT/tmp
 rm -rf "$TMPDIR"; mkdir -p "$TMPDIR"
 # Link with the libraries xlat itself links with (the Makefile's LDLIBS).
@@ -65,6 +65,14 @@ for src in "$REPO"/tests/fuzz/fuzz_*.c; do
         riscv64-linux-gnu-gcc -nostdlib -static -Os -o "$corpus/seed-static" "$OUT/seed.c" 2>/dev/null
         riscv64-linux-gnu-gcc -nostdlib -static-pie -fPIE -Os -o "$corpus/seed-pie" "$OUT/seed.c" 2>/dev/null
         riscv64-linux-gnu-gcc -nostdlib -fPIE -Os -o "$corpus/seed-dyn" "$OUT/seed.c" 2>/dev/null
+    fi
+    if [[ $name == fuzz_path ]]; then
+        # Seeds: the spellings tests/trust/root_escape.c tries.
+        i=0
+        for seed in '/../../a/file' 'up/a/b/outside' '/proc/self/root/a' 'abs/b/toroot/rel/c/..' \
+                    'proc_cwd/../a' '/mnt/deep/bound/../../../a' 'loop1' '/dev/fd/0' 'host'; do
+            printf '\001%s' "$seed" >"$corpus/seed-$((i++))"
+        done
     fi
     # The regression inputs are hex text (reviewable, small): decode them.
     rm -rf "$OUT/regress-$name"; mkdir -p "$OUT/regress-$name"
