@@ -39,6 +39,7 @@
 #include <unistd.h>
 
 #include "user/options.h"
+#include "user/path.h"
 
 #ifndef MAP_FIXED_NOREPLACE
 #define MAP_FIXED_NOREPLACE 0x100000
@@ -430,6 +431,11 @@ static void describe_fd(int fd, Vma *v)
     if (fstat(fd, &st) == 0) {
         v->dev = st.st_dev;
         v->ino = st.st_ino;
+    }
+    /* The guest's name of the file (--root), else the host's. */
+    if (path_fd_name(fd, path, sizeof path) > 0) {
+        v->name = xstrdup(path);
+        return;
     }
     snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
     ssize_t n = readlink(link, path, sizeof(path) - 1);

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -210,6 +211,22 @@ int main(int argc, char **argv)
     char buf[16] = { 0 };
     if (in < 0 || read(in, buf, sizeof buf) < 6 || memcmp(buf, "INSIDE", 6)) {
         printf("FAIL /inside is not readable\n");
+        leaks++;
+    }
+    /* A mapped file shows its guest path in /proc/self/maps. */
+    checks++;
+    in = open("/inside", O_RDONLY);
+    void *m = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE, in, 0);
+    char line[512];
+    int seen = 0;
+    FILE *maps = fopen("/proc/self/maps", "r");
+    while (maps && fgets(line, sizeof line, maps))
+        if (strstr(line, "inside"))           /* 1: named /inside; -1: some other way */
+            seen = seen >= 0 && !strcmp(strrchr(line, ' '), " /inside\n") ? 1 : -1;
+    if (maps)
+        fclose(maps);
+    if (m == MAP_FAILED || seen != 1) {
+        printf("FAIL /proc/self/maps names the mapping of /inside otherwise (%d)\n", seen);
         leaks++;
     }
     printf("%d checks\n", checks);
