@@ -96,8 +96,9 @@ cp "$WORK/x/bad.c" "$WORK/q/bad.c"
 
 # Both runners see the same environment. TMPDIR keeps gcc's temporary
 # files (named in its -### plan) in the work directory.
+# xlat runs confined to the rootfs (--root), with the work tree bound in.
 xrun() { timeout -k 5 "$XLAT_TIMEOUT" env -i PATH=/usr/bin:/bin LC_ALL=C TMPDIR="$PWD/tmp" \
-             "$XLAT" -L "$ROOT" "$@"; }
+             "$XLAT" --root "$ROOT" --bind "$WORK" "$@"; }
 qrun() { timeout -k 5 "$XLAT_TIMEOUT" env -i PATH=/usr/bin:/bin LC_ALL=C TMPDIR="$PWD/tmp" \
              "$QEMU_ABS" -L "$ROOT" "$@"; }
 
@@ -115,7 +116,7 @@ show() { [[ -s $1 ]] && head -n 10 "$1" | sed 's/^/      /'; return 0; }
 # ---- gcc -O2 -c: driver -> cc1 -> as ------------------------------------
 
 xrc=0 qrc=0
-(cd "$WORK/x" && xrun "$ROOT/usr/bin/gcc-14" -O2 -c x.c -o x.o) >"$WORK/x.out" 2>&1 || xrc=$?
+(cd "$WORK/x" && xrun "/usr/bin/gcc-14" -O2 -c x.c -o x.o) >"$WORK/x.out" 2>&1 || xrc=$?
 (cd "$WORK/q" && replay -O2 -c x.c -o x.o) >"$WORK/q.out" 2>&1 || qrc=$?
 if [[ $qrc -ne 0 || ! -s $WORK/q/x.o ]]; then
     fail gcc-c "the qemu replay failed (status $qrc)"; show "$WORK/q.out"
@@ -129,7 +130,7 @@ fi
 # ---- gcc -O2 -o prog: + collect2 -> ld, then run the program -------------
 
 xrc=0 qrc=0
-(cd "$WORK/x" && xrun "$ROOT/usr/bin/gcc-14" -O2 -o prog x.c) >"$WORK/x.out" 2>&1 || xrc=$?
+(cd "$WORK/x" && xrun "/usr/bin/gcc-14" -O2 -o prog x.c) >"$WORK/x.out" 2>&1 || xrc=$?
 (cd "$WORK/q" && replay -O2 -o prog x.c) >"$WORK/q.out" 2>&1 || qrc=$?
 if [[ $qrc -ne 0 || ! -s $WORK/q/prog ]]; then
     fail gcc-link "the qemu replay failed (status $qrc)"; show "$WORK/q.out"
@@ -154,7 +155,7 @@ fi
 # ---- A compile error: cc1's diagnostics and status come back through wait4
 
 xrc=0 qrc=0
-(cd "$WORK/x" && xrun "$ROOT/usr/bin/gcc-14" -O2 -c bad.c) >"$WORK/x.out" 2>&1 || xrc=$?
+(cd "$WORK/x" && xrun "/usr/bin/gcc-14" -O2 -c bad.c) >"$WORK/x.out" 2>&1 || xrc=$?
 (cd "$WORK/q" && replay -O2 -c bad.c) >"$WORK/q.out" 2>&1 || qrc=$?
 if [[ $xrc -eq 1 && $qrc -eq 1 ]] && cmp -s "$WORK/x.out" "$WORK/q.out" && grep -q error: "$WORK/x.out"; then
     ok "gcc error (status 1, same diagnostics)"
@@ -188,7 +189,7 @@ touch -d '2020-01-01' "$M"/*
 make_step() {
     local name=$1 want=$2 got xrc=0
     shift 2
-    got=$(cd "$M" && xrun "$ROOT/usr/bin/make" --no-print-directory "$@" 2>&1) || xrc=$?
+    got=$(cd "$M" && xrun "/usr/bin/make" --no-print-directory "$@" 2>&1) || xrc=$?
     [[ " $* " == *" -j"* ]] && got=$(sort <<<"$got")
     if [[ $xrc -eq 0 && $got == "$want" ]]; then
         ok "make $name"

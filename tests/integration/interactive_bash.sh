@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Integration test: `xlat -L ROOTFS ROOTFS/usr/bin/bash -i` is a working
+# Integration test: `xlat --root ROOTFS /usr/bin/bash -i` is a working
 # interactive shell on a real terminal.   Usage: tests/integration/interactive_bash.sh BUILD_DIR
 #
 # The guest bash runs in a tmux pane (a pty, so bash turns on job control
@@ -47,7 +47,7 @@ echo "cd-target-ok" >"$WORK/marker.txt"
 # so the last screen can still be read.
 "${T[@]}" -f /dev/null new-session -d -s t -x 100 -y 50 \
     "env -i TERM=xterm PATH=/usr/bin:/bin HOME=$WORK LC_ALL=C PS1='xs\$ ' \
-     $XLAT -L $ROOT $ROOT/usr/bin/bash --norc --noprofile -i; echo EXITED:\$?; sleep 600" ||
+     $XLAT --root $ROOT --bind $WORK /usr/bin/bash --norc --noprofile -i; echo EXITED:\$?; sleep 600" ||
     { echo "tmux could not start a session"; exit 1; }
 "${T[@]}" set-option -t t history-limit 5000 >/dev/null
 

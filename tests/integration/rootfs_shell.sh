@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Integration test: the Debian trixie riscv64 bash from the test rootfs
-# (scripts/rootfs.sh), run as `RUNNER -L ROOTFS ROOTFS/usr/bin/bash -c
-# SCRIPT` under qemu-riscv64 and under BUILD/xlat; stdout, stderr and exit
+# (scripts/rootfs.sh), run as `qemu-riscv64 -L ROOTFS ROOTFS/usr/bin/bash -c
+# SCRIPT` and as `xlat --root ROOTFS --bind CWD /usr/bin/bash -c SCRIPT`; stdout, stderr and exit
 # status of every case must be identical (XLAT_SHELL_SHOW=1 prints each
 # passing case's output, to review what it checks).   Usage: tests/integration/rootfs_shell.sh BUILD_DIR
 #
@@ -73,11 +73,12 @@ for case in "${CASES[@]}"; do
     name=${case%%|*}
     script=${case#*|}
     for runner in qemu xlat; do
-        cmd=("$QEMU")
-        [[ $runner == xlat ]] && cmd=("$XLAT")
+        # qemu with -L; xlat confined to the rootfs, the case's directory bound in.
+        cmd=("$QEMU" -L "$ROOT" "$ROOT/usr/bin/bash")
+        [[ $runner == xlat ]] && cmd=("$XLAT" --root "$ROOT" --bind "$WORK/cwd" /usr/bin/bash)
         rm -rf "$WORK/cwd"; mkdir -p "$WORK/cwd"
         r=$(cd "$WORK/cwd" && run_capture "$WORK/$runner" env -i PATH=/usr/bin:/bin LANG=C \
-                "${cmd[@]}" -L "$ROOT" "$ROOT/usr/bin/bash" -c "$script" </dev/null)
+                "${cmd[@]}" -c "$script" </dev/null)
         eval "${runner}_rc=\$r"
     done
     if qemu_failed "$qemu_rc" "$WORK/qemu"; then
