@@ -401,6 +401,15 @@ static int walk(int start_fd, const char *start_g, const char *path, unsigned ho
         name[n] = '\0';
         memmove(rest, next, strlen(next) + 1);
 
+        bool dots = !strcmp(name, ".") || !strcmp(name, "..");
+        if (dots && final && (how & PATH_PARENT)) {
+            /* rmdir("x/.."), mkdir("."): the host refuses the name itself
+             * (ENOTEMPTY, EEXIST ...) without looking further. */
+            *L = (Lookup){ .dirfd = c.fd, .dir_owned = c.owned, .objfd = -1 };
+            strcpy(L->name, name);
+            strcpy(L->guest, c.g);
+            return 0;
+        }
         if (!strcmp(name, "."))
             continue;                      /* at the end: names c itself */
         if (!strcmp(name, "..")) {
@@ -457,8 +466,8 @@ static int walk(int start_fd, const char *start_g, const char *path, unsigned ho
                 return 0;
             }
             close(fd);
-            if (kind < 0) {
-                err = kind;
+            if (kind < 0 || !target[0]) {
+                err = kind < 0 ? kind : -ENOENT;   /* an empty link leads nowhere */
                 break;
             }
             if (++links > MAX_SYMLINKS) {
