@@ -877,6 +877,11 @@ bool exec_smc_fault(void *addr)
     return true;                /* retry: the page is writable now */
 }
 
+bool exec_page_write_protected(uint64_t page)
+{
+    return code_rw && page < GUEST_PAGES && bit_test(wp_bits, page);
+}
+
 bool exec_unprotect_all(void)
 {
     bool any = false;

@@ -74,6 +74,14 @@ void exec_fault_restore(void *ucontext);
  */
 bool exec_unprotect_all(void);
 
+/*
+ * Is the host page of guest page number `page` (address / GUEST_PAGE_SIZE)
+ * read-only because the JIT protects translated code there? Lock-free, for
+ * the fault handler and vfork.c, which must leave such pages to
+ * exec_smc_fault.
+ */
+bool exec_page_write_protected(uint64_t page);
+
 /* Counters for -d exec / stats. */
 void exec_print_stats(void);
 

@@ -32,6 +32,7 @@
 #include "exec/exec.h"
 #include "user/mm.h"
 #include "user/signal.h"
+#include "user/vfork.h"
 
 __thread GuestFault guest_fault;
 
@@ -120,6 +121,11 @@ static void fault_handler(int sig, siginfo_t *si, void *uctx)
 {
     GuestFault *gf = &guest_fault;
 
+    /* A vfork child's first store to a page since the clone: copied for
+     * the parent (vfork.c), writable again; retry the store. It comes
+     * first: the page may be write-protected for the JIT too. */
+    if (sig == SIGSEGV && si->si_code == SEGV_ACCERR && vfork_write_fault(si->si_addr))
+        return;
     /* JIT: a store to a page write-protected because it holds translated
      * code; the page is writable again, retry the store. */
     if (sig == SIGSEGV && si->si_code == SEGV_ACCERR && exec_smc_fault(si->si_addr))

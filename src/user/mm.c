@@ -17,7 +17,9 @@
  * Host protections: guest PROT_EXEC is never given to the host mapping (guest
  * code is interpreted or translated, never run in place); an executable
  * guest page is host-readable so the interpreter can fetch from it, as in
- * QEMU. The table keeps the guest's own protection bits.
+ * QEMU. The table keeps the guest's own protection bits. In a vfork child
+ * the vfork_mm_* hooks keep the copy-back's write tracking in step with
+ * the changes made here (vfork.h).
  */
 #define _GNU_SOURCE
 #include "riscv/interp.h"
@@ -40,6 +42,7 @@
 
 #include "user/options.h"
 #include "user/path.h"
+#include "user/vfork.h"
 
 #ifndef MAP_FIXED_NOREPLACE
 #define MAP_FIXED_NOREPLACE 0x100000
@@ -391,6 +394,7 @@ static void log_map(const char *what, uint64_t start, uint64_t len, int prot, co
 /* Unmap [start, start+len) (page aligned, inside the task space). */
 static int unmap_locked(uint64_t start, uint64_t len)
 {
+    vfork_mm_forget(start, len);
     int r = host_reserve(start, len);
     if (r)
         return r;
@@ -406,6 +410,7 @@ int guest_map_fixed(uint64_t addr, uint64_t len, int prot, const char *name)
     len = PAGE_UP(len);
     pthread_rwlock_wrlock(&mm_lock);
     int r = 0;
+    vfork_mm_forget(addr, len);
     void *p = mmap(g2h(addr), len, host_prot(prot),
                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
     if (p == MAP_FAILED) {
@@ -488,6 +493,7 @@ int64_t guest_mmap(uint64_t addr, uint64_t len, int prot, int flags, int fd, off
     }
 
     int hflags = type | MAP_FIXED | (flags & MAP_PASS) | (anon ? MAP_ANONYMOUS : 0);
+    vfork_mm_forget(addr, len);
     void *p = mmap(g2h(addr), len, host_prot(prot), hflags, anon ? -1 : fd, anon ? 0 : off);
     if (p == MAP_FAILED) {
         ret = -errno;
@@ -539,8 +545,10 @@ static int protect_range(uint64_t start, uint64_t end, int prot)
     vma_split(end);
     for (size_t i = vma_lookup(start); i < nvma && vmas[i].start < end; i++) {
         Vma *v = &vmas[i];
+        vfork_mm_protect(v->start, v->end - v->start, prot, false);
         if (mprotect(g2h(v->start), v->end - v->start, host_prot(prot)) != 0)
             return -errno;
+        vfork_mm_protect(v->start, v->end - v->start, prot, true);
         /* Even an unchanged executable page: mprotect just dropped the
          * JIT's write protection of its host page. */
         if ((v->prot | prot) & PROT_EXEC)
@@ -627,6 +635,8 @@ int64_t guest_madvise(uint64_t addr, uint64_t len, int advice)
             r = -ENOMEM;
         uint64_t s = vmas[i].start > a ? vmas[i].start : a;
         uint64_t e = vmas[i].end < end ? vmas[i].end : end;
+        if (advice == MADV_DONTNEED || advice == MADV_FREE || advice == MADV_REMOVE)
+            vfork_mm_discard(s, e - s);        /* the contents change: snapshot first */
         if (madvise(g2h(s), e - s, advice) != 0 && !r)
             r = -errno;
         a = e;
@@ -644,6 +654,8 @@ int64_t guest_madvise(uint64_t addr, uint64_t len, int advice)
  */
 static int host_move(uint64_t old, uint64_t old_len, uint64_t dst, uint64_t new_len, int extra)
 {
+    vfork_mm_forget(old, old_len);
+    vfork_mm_forget(dst, new_len);
     void *p = mremap(g2h(old), old_len, new_len, MREMAP_MAYMOVE | MREMAP_FIXED | extra, g2h(dst));
     if (p == MAP_FAILED)
         return -errno;
@@ -940,6 +952,16 @@ out:
     if (err)
         *err = e;
     return res;
+}
+
+void guest_for_each_mapping(void (*fn)(void *arg, uint64_t start, uint64_t end, int prot,
+                                       bool shared),
+                            void *arg)
+{
+    pthread_rwlock_rdlock(&mm_lock);
+    for (size_t i = 0; i < nvma; i++)
+        fn(arg, vmas[i].start, vmas[i].end, vmas[i].prot, vmas[i].flags & VMA_SHARED);
+    pthread_rwlock_unlock(&mm_lock);
 }
 
 /* -- /proc/self/maps ------------------------------------------------------- */

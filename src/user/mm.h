@@ -103,6 +103,16 @@ bool guest_access_ok(uint64_t ga, uint64_t len, int prot);
  */
 int guest_prot_at(uint64_t ga);
 
+/*
+ * Call fn for every guest mapping in address order, with the table
+ * read-locked: [start, end), the guest's PROT_* bits, and whether it is
+ * shared (MAP_SHARED: the same pages in a forked child). fn must not
+ * change the table.
+ */
+void guest_for_each_mapping(void (*fn)(void *arg, uint64_t start, uint64_t end, int prot,
+                                       bool shared),
+                            void *arg);
+
 /* Copies between host and guest memory: 0 or -EFAULT. */
 int copy_from_guest(void *dst, uint64_t src, size_t len);
 int copy_to_guest(uint64_t dst, const void *src, size_t len);

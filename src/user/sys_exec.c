@@ -41,6 +41,7 @@
 #include "user/path.h"
 #include "user/signal.h"
 #include "user/sys_impl.h"
+#include "user/vfork.h"
 
 #define BINPRM_BUF_SIZE 256        /* how much of a file the kernel looks at */
 #define MAX_ARG_STRLEN  (32 * 4096)
@@ -339,6 +340,7 @@ static int64_t run_xlat(const char *filename, int fd, const StrVec *argv, const 
         fputc('\n', opt.log_file);
     fflush(NULL);
     signal_exec_prepare();             /* the guest's mask and pending signals carry over */
+    vfork_child_release();             /* a vfork child's writes, before its parent resumes */
     execve("/proc/self/exe", hargv.v, henv.v);
     int64_t err = -errno;
     close(prog_fd);

@@ -28,6 +28,7 @@
 #include "user/options.h"
 #include "user/strace.h"
 #include "user/sys_impl.h"
+#include "user/vfork.h"
 
 /* -- The table -------------------------------------------------------------- */
 
@@ -60,6 +61,29 @@ static void report_unimplemented(uint64_t nr)
     xlat_log(LOG_UNIMP, "xlat: unimplemented syscall %llu\n", (unsigned long long)nr);
 }
 
+/*
+ * A host system call writing into a page xlat keeps host read-only fails
+ * with EFAULT (the kernel does not take the fault to our handler): a page
+ * the JIT write-protected because it holds translated code, or, in a vfork
+ * child, one not yet copied for the parent (vfork.h: near a pointer
+ * argument first, while that finds pages; the JIT's pages; then all).
+ * Unprotect and retry.
+ */
+static int64_t retry_efault(CPUState *cpu, const SyscallDesc *d, const uint64_t *args)
+{
+    int64_t ret = -EFAULT;
+    while (ret == -EFAULT && vfork_unprotect_args(args, 6))
+        ret = d->fn(cpu, args);
+    if (ret == -EFAULT) {
+        vfork_before_exec_unprotect();
+        if (exec_unprotect_all())
+            ret = d->fn(cpu, args);
+    }
+    if (ret == -EFAULT && vfork_unprotect_all())
+        ret = d->fn(cpu, args);
+    return ret;
+}
+
 void syscall_dispatch(CPUState *cpu)
 {
     uint64_t nr = cpu->x[17];
@@ -81,10 +105,8 @@ void syscall_dispatch(CPUState *cpu)
     if (trace)
         strace_enter(d->name, d->fmt, args);
     ret = d->fn(cpu, args);
-    /* A host syscall writing into a page the JIT write-protected (it holds
-     * translated code) fails with EFAULT: unprotect such pages and retry. */
-    if (ret == -EFAULT && exec_unprotect_all())
-        ret = d->fn(cpu, args);
+    if (ret == -EFAULT)
+        ret = retry_efault(cpu, d, args);
     if (trace)
         strace_exit(d->fmt, args, ret);
     cpu->x[10] = (uint64_t)ret;

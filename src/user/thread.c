@@ -4,10 +4,11 @@
  * clone with CLONE_VM|CLONE_THREAD starts a host thread (pthread) that runs
  * cpu_loop() on a copy of the caller's CPUState; the child is fully set up
  * (tid, CHILD_SETTID, PARENT_SETTID) before the parent's clone returns,
- * as on Linux. A clone without CLONE_VM is a host fork(); CLONE_VM with
- * CLONE_VFORK (posix_spawn, vfork) is treated as a fork too, as qemu does:
- * the child runs on the stack it was given, in its own copy of memory, and
- * the parent does not wait for it to exec.
+ * as on Linux. A clone without CLONE_VM is a host fork(); so is CLONE_VM
+ * with CLONE_VFORK (posix_spawn, vfork), the child on the stack it was
+ * given, in its own copy of memory: the parent waits until the child execs
+ * or exits and then receives the child's writes to guest memory (vfork.h).
+ * CLONE_VM alone (a process sharing memory without waiting) is refused.
  *
  * exit (93) ends the calling thread only; the process ends when its last
  * thread does, with the status of the thread-group leader (Linux reports
@@ -47,6 +48,7 @@
 #include "user/options.h"
 #include "user/signal.h"
 #include "user/sys_impl.h"
+#include "user/vfork.h"
 
 /* -- Thread bookkeeping ----------------------------------------------------- */
 
@@ -191,7 +193,7 @@ typedef struct CloneArgs {
                          CLONE_CHILD_CLEARTID | CLONE_DETACHED)
 /* The flags a fork-like clone may have (CLONE_VM only with CLONE_VFORK). */
 #define FORK_OPTIONAL  (CLONE_SETTLS | CLONE_PARENT_SETTID | CLONE_CHILD_SETTID | \
-                        CLONE_CHILD_CLEARTID | CLONE_VFORK | CLONE_PIDFD | \
+                        CLONE_CHILD_CLEARTID | CLONE_VFORK | CLONE_VM | CLONE_PIDFD | \
                         CLONE_PTRACE | CLONE_UNTRACED | CLONE_SYSVSEM | \
                         CLONE_CLEAR_SIGHAND_BIT)
 #define CLONE_CLEAR_SIGHAND_BIT 0x100000000ULL
@@ -320,11 +322,16 @@ static void fork_child_setup(CPUState *cpu, const CloneArgs *ca)
         signal_clear_sighand();
 }
 
+/*
+ * A new process. CLONE_VFORK: the parent waits for the child's execve or
+ * exit; with CLONE_VM too, the child's writes to guest memory until then
+ * are copied back into the parent (vfork.c), where the kernel would have
+ * made them in shared memory. The parent resumes with its own registers.
+ */
 static int64_t clone_fork(CPUState *cpu, const CloneArgs *ca)
 {
     uint64_t flags = ca->flags;
-    if (flags & CLONE_VFORK)
-        flags &= ~(uint64_t)CLONE_VM;   /* vfork: a fork, as qemu does */
+    bool vfork = flags & CLONE_VFORK, shared_vm = flags & CLONE_VM;
     if (flags & ~(uint64_t)(FORK_OPTIONAL | CSIGNAL))
         return clone_unsupported(ca->flags, "process");
     if ((flags & CLONE_PIDFD) && (flags & CLONE_PARENT_SETTID) &&
@@ -339,26 +346,43 @@ static int64_t clone_fork(CPUState *cpu, const CloneArgs *ca)
 
     if (opt.log_file)
         fflush(opt.log_file);          /* no half-written strace line in both */
+    /* The fork lock first: it also keeps exec_before_fork (its ring
+     * position is per process, not per thread) to one thread at a time. */
+    VforkLink link;
+    vfork_fork_begin(&link, vfork);
     exec_before_fork();
     pid_t pid = fork();
-    if (pid < 0)
-        return -errno;
+    if (pid < 0) {
+        int err = errno;
+        vfork_fork_parent(&link);
+        vfork_wait(&link);             /* nobody holds the other end: returns at once */
+        return -err;
+    }
     if (pid == 0) {
+        /* Tracking first: what the kernel writes into shared memory for
+         * the child (CHILD_SETTID, PARENT_SETTID) goes back too. */
+        vfork_fork_child(&link, shared_vm);
+        if (shared_vm && (flags & CLONE_PARENT_SETTID))
+            put_tid(ca->parent_tid, gettid());
         fork_child_setup(cpu, ca);
         return 0;
     }
+    vfork_fork_parent(&link);
     if (flags & CLONE_PARENT_SETTID)
         put_tid(ca->parent_tid, pid);
-    if (flags & CLONE_PIDFD) {
+    if (flags & CLONE_PIDFD) {         /* before the wait: the child may be reaped after it */
         int fd = (int)syscall(SYS_pidfd_open, pid, 0);
         if (fd >= 0)
             copy_to_guest(ca->pidfd, &fd, sizeof fd);
     }
+    vfork_wait(&link);                 /* CLONE_VFORK: until the child execs or exits */
     return pid;
 }
 
 static int64_t do_clone(CPUState *cpu, const CloneArgs *ca)
 {
+    if ((ca->flags & (CLONE_VM | CLONE_VFORK | CLONE_THREAD)) == CLONE_VM)
+        return clone_unsupported(ca->flags, "CLONE_VM without CLONE_THREAD or CLONE_VFORK");
     if (ca->flags & CLONE_VM && !(ca->flags & CLONE_VFORK))
         return clone_thread(cpu, ca);
     if (ca->flags & (CLONE_THREAD | CLONE_SIGHAND))
