@@ -128,6 +128,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (path_lookup_at(dirfd, path, how, &gp) < 0)
         return 0;
     check_inside(gp.dirfd == AT_FDCWD ? -1 : gp.dirfd, "the directory");
+    /* A call acting on the name (mkdir, unlink, rename ...) never looks it
+     * up: only its directory counts, and the name must be one component. */
+    if (how & PATH_PARENT) {
+        if (gp.host[0] != '/' && strchr(gp.host, '/') && strcmp(strchr(gp.host, '/'), "/")) {
+            fprintf(stderr, "fuzz_path: %s: more than a name: %s\n", path, gp.host);
+            abort();
+        }
+        path_put(&gp);
+        return 0;
+    }
     int fd = gp.host[0] == '/' ? open(gp.host, O_PATH | O_CLOEXEC)
                                : openat(gp.dirfd, gp.host, O_PATH | O_NOFOLLOW | O_CLOEXEC);
     if (fd >= 0) {
