@@ -1064,6 +1064,8 @@ int64_t guest_shmat(int shmid, uint64_t addr, bool fixed, uint64_t size, int shm
         }
     }
     bool was_free = range_free(addr, addr + len);
+    if (!was_free)
+        vfork_mm_forget(addr, len);     /* a vfork child's writes there go first */
     /* Over the window's reservation (or the mapping SHM_REMAP replaces). */
     void *p = shmat(shmid, g2h(addr), (shmflg & (SHM_RDONLY | SHM_EXEC)) | SHM_REMAP);
     if (p == (void *)-1) {

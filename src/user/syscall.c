@@ -6,8 +6,9 @@
  * result (value or -errno) in a0. Handlers live in sys_file.c (files and
  * descriptors), sys_poll.c (poll/select/epoll, eventfd, signalfd,
  * inotify), sys_net.c (sockets), sys_time.c (clocks, sleeps, timers),
- * sys_task.c (credentials, priorities, memory locking), sys_proc.c
- * (process, memory, misc) and the signal, thread and exec files; each
+ * sys_task.c (credentials, priorities, memory locking), sys_ipc.c (SysV
+ * IPC, pidfds), sys_proc.c (process, memory, misc) and the signal, thread
+ * and exec files; each
  * validates its guest pointers so a bad pointer yields -EFAULT, never a host
  * crash. Unknown numbers return -ENOSYS and are reported with -d unimp.
  */
