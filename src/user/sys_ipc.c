@@ -88,6 +88,33 @@ SAME_FIELD(host_semid64_ds, sem_ctime, semid_ds, sem_ctime);
 SAME_FIELD(host_semid64_ds, sem_nsems, semid_ds, sem_nsems);
 static_assert(sizeof(struct semid_ds) == sizeof(struct host_semid64_ds), "semid_ds");
 
+#define CTL_BUF 256
+static_assert(sizeof(struct target_shmid64_ds) <= CTL_BUF && sizeof(struct target_msqid64_ds) <= CTL_BUF &&
+              TARGET_SHMINFO64_SIZE <= CTL_BUF && TARGET_SHM_INFO_SIZE <= CTL_BUF &&
+              sizeof(struct msginfo) <= CTL_BUF, "ctl_same_layout's buffer");
+
+/* Which way a *ctl command's buffer goes. */
+enum ctl_dir { CTL_NONE, CTL_IN, CTL_OUT };
+
+/*
+ * shmctl/msgctl (host call nr) with a buffer of `size` bytes whose layout
+ * is the same on both: the guest's copied in (IPC_SET), or the kernel's
+ * copied out on success (the STAT and INFO commands), or none.
+ */
+static int64_t ctl_same_layout(long nr, int id, int cmd, uint64_t ga, enum ctl_dir dir, size_t size)
+{
+    uint8_t buf[CTL_BUF];
+    if (size > sizeof buf)
+        return -EINVAL;             /* a caller's bug: see the asserts */
+    memset(buf, 0, sizeof buf);
+    if (dir == CTL_IN && copy_from_guest(buf, ga, size))
+        return -EFAULT;
+    int64_t r = host_ret(syscall(nr, id, cmd, dir == CTL_NONE ? NULL : buf));
+    if (r >= 0 && dir == CTL_OUT && copy_to_guest(ga, buf, size))
+        return -EFAULT;
+    return r;
+}
+
 /* Output of a *ctl command: copy n bytes of buf to the guest on success. */
 static int64_t ctl_out(int64_t r, uint64_t ga, const void *buf, size_t n)
 {
@@ -109,25 +136,16 @@ int64_t sys_shmctl(CPUState *cpu, const uint64_t *a)
     int id = (int)a[0], cmd = (int)a[1];
     (void)cpu;
     switch (cmd) {
-    case IPC_STAT: case SHM_STAT: case SHM_STAT_ANY: {
-        struct target_shmid64_ds ds;
-        memset(&ds, 0, sizeof ds);
-        return ctl_out(host_ret(syscall(SYS_shmctl, id, cmd, &ds)), a[2], &ds, sizeof ds);
-    }
-    case IPC_SET: {
-        struct target_shmid64_ds ds;
-        if (copy_from_guest(&ds, a[2], sizeof ds))
-            return -EFAULT;
-        return host_ret(syscall(SYS_shmctl, id, cmd, &ds));
-    }
-    case IPC_INFO: case SHM_INFO: {
-        uint8_t info[TARGET_SHMINFO64_SIZE];
-        memset(info, 0, sizeof info);
-        size_t n = cmd == IPC_INFO ? TARGET_SHMINFO64_SIZE : TARGET_SHM_INFO_SIZE;
-        return ctl_out(host_ret(syscall(SYS_shmctl, id, cmd, info)), a[2], info, n);
-    }
+    case IPC_STAT: case SHM_STAT: case SHM_STAT_ANY:
+        return ctl_same_layout(SYS_shmctl, id, cmd, a[2], CTL_OUT, sizeof(struct target_shmid64_ds));
+    case IPC_SET:
+        return ctl_same_layout(SYS_shmctl, id, cmd, a[2], CTL_IN, sizeof(struct target_shmid64_ds));
+    case IPC_INFO:
+        return ctl_same_layout(SYS_shmctl, id, cmd, a[2], CTL_OUT, TARGET_SHMINFO64_SIZE);
+    case SHM_INFO:
+        return ctl_same_layout(SYS_shmctl, id, cmd, a[2], CTL_OUT, TARGET_SHM_INFO_SIZE);
     default:                /* IPC_RMID, SHM_LOCK, SHM_UNLOCK, or the host's EINVAL */
-        return host_ret(syscall(SYS_shmctl, id, cmd, NULL));
+        return ctl_same_layout(SYS_shmctl, id, cmd, 0, CTL_NONE, 0);
     }
 }
 
@@ -306,24 +324,14 @@ int64_t sys_msgctl(CPUState *cpu, const uint64_t *a)
     int id = (int)a[0], cmd = (int)a[1];
     (void)cpu;
     switch (cmd) {
-    case IPC_STAT: case MSG_STAT: case MSG_STAT_ANY: {
-        struct target_msqid64_ds ds;
-        memset(&ds, 0, sizeof ds);
-        return ctl_out(host_ret(syscall(SYS_msgctl, id, cmd, &ds)), a[2], &ds, sizeof ds);
-    }
-    case IPC_SET: {
-        struct target_msqid64_ds ds;
-        if (copy_from_guest(&ds, a[2], sizeof ds))
-            return -EFAULT;
-        return host_ret(syscall(SYS_msgctl, id, cmd, &ds));
-    }
-    case IPC_INFO: case MSG_INFO: {
-        struct msginfo mi;
-        memset(&mi, 0, sizeof mi);
-        return ctl_out(host_ret(syscall(SYS_msgctl, id, cmd, &mi)), a[2], &mi, sizeof mi);
-    }
+    case IPC_STAT: case MSG_STAT: case MSG_STAT_ANY:
+        return ctl_same_layout(SYS_msgctl, id, cmd, a[2], CTL_OUT, sizeof(struct target_msqid64_ds));
+    case IPC_SET:
+        return ctl_same_layout(SYS_msgctl, id, cmd, a[2], CTL_IN, sizeof(struct target_msqid64_ds));
+    case IPC_INFO: case MSG_INFO:
+        return ctl_same_layout(SYS_msgctl, id, cmd, a[2], CTL_OUT, sizeof(struct msginfo));
     default:                /* IPC_RMID, or the host's EINVAL */
-        return host_ret(syscall(SYS_msgctl, id, cmd, NULL));
+        return ctl_same_layout(SYS_msgctl, id, cmd, 0, CTL_NONE, 0);
     }
 }
 
