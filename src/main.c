@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <unistd.h>
 
 #include "riscv/cpu.h"
@@ -395,8 +396,55 @@ static void env_options(void)
 
 /* -- Command line --------------------------------------------------------- */
 
-/* --exec-fd N (internal, from sys_exec.c): the program, opened and checked. */
+/* --exec-fd N (internal, from sys_exec.c), or binfmt_misc's AT_EXECFD: the
+ * program, opened and checked. */
 static int exec_fd = -1;
+
+/* -- Started by binfmt_misc ------------------------------------------------ */
+
+#define AT_FLAGS_PRESERVE_ARGV0_ 1     /* linux/binfmts.h, since Linux 5.12 */
+
+/*
+ * For a file registered with binfmt_misc the kernel runs
+ * `xlat FILENAME [ARGV0] ARGV[1]...`: argv[0] is the interpreter's path,
+ * FILENAME the path given to execve; the program's own argv[0] is kept only
+ * with the P flag, which AT_FLAGS reports; with O (and C) the opened file
+ * comes as AT_EXECFD. AT_EXECFN then names FILENAME, where a command line
+ * `xlat PROG` has xlat's own name. Returns the index of the guest's argv[0]
+ * in argv, or 0 if xlat was started as a command.
+ */
+static int binfmt_start(int argc, char **argv)
+{
+    errno = 0;
+    unsigned long fd = getauxval(AT_EXECFD);
+    bool have_fd = errno == 0;
+    bool keep_argv0 = getauxval(AT_FLAGS) & AT_FLAGS_PRESERVE_ARGV0_;
+    const char *execfn = (const char *)getauxval(AT_EXECFN);
+    bool named = argc >= 2 && execfn && !strcmp(execfn, argv[1]);
+    if (!have_fd && !keep_argv0 && !named)
+        return 0;
+    if (argc < 2 || (keep_argv0 && argc < 3)) {
+        fprintf(stderr, "xlat: started by binfmt_misc without a program\n");
+        exit(1);
+    }
+    opt.binfmt = true;
+    if (have_fd)
+        exec_fd = (int)fd;
+    return keep_argv0 ? 2 : 1;
+}
+
+/* xlat's own file, for an exec when /proc is not mounted (sys_exec.c). */
+static void find_self(void)
+{
+    static char self[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n > 0) {
+        self[n] = '\0';
+        opt.self_exe = self;
+    } else if (!opt.binfmt && realpath((const char *)getauxval(AT_EXECFN), self)) {
+        opt.self_exe = self;           /* the path this xlat was started by */
+    }
+}
 
 /* Parse options; returns the index of the program argument. */
 static int parse_args(int argc, char **argv)
@@ -507,8 +555,12 @@ int main(int argc, char **argv, char **envp)
     opt.log_file = stderr;
     env_init(envp);
     env_options();
-    int prog = parse_args(argc, argv);
+    /* The program's path (AT_EXECFN), and where its argv starts in ours. */
+    int argv0 = binfmt_start(argc, argv), prog = argv0 ? 1 : parse_args(argc, argv);
     const char *execfn = argv[prog];
+    if (!argv0)
+        argv0 = prog;
+    find_self();
     path_init();
     record_exec_args();
     int prog_fd = open_program(execfn);
@@ -537,11 +589,12 @@ int main(int argc, char **argv, char **envp)
     }
     close(prog_fd);
 
-    /* The guest's argv: the program path (or -0) and the rest. */
-    int guest_argc = argc - prog;
+    /* The guest's argv: the program path (binfmt_misc's P: its argv[0]; or
+     * -0) and the rest. */
+    int guest_argc = argc - argv0;
     char **guest_argv = calloc((size_t)guest_argc + 1, sizeof *guest_argv);
     for (int i = 0; i < guest_argc; i++)
-        guest_argv[i] = argv[prog + i];
+        guest_argv[i] = argv[argv0 + i];
     if (opt.argv0)
         guest_argv[0] = (char *)opt.argv0;
 

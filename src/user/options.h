@@ -59,6 +59,10 @@ typedef struct Options {
     bool        jitdump;        /* -jitdump: write jit-PID.dump for perf inject */
     const char *exe_path;       /* the main program as /proc/self/exe names it (canonical;
                                    a guest path under --root) */
+    const char *self_exe;       /* xlat's own file, to re-execute when /proc is not mounted
+                                   (NULL if unknown) */
+    bool        binfmt;         /* started by binfmt_misc for a registered file: a guest
+                                   execve goes back to the kernel (sys_exec.c) */
     char      **exec_args;      /* options that give an exec'd xlat these settings
                                    (NULL-terminated; main.c builds it, sys_exec.c uses it) */
 } Options;

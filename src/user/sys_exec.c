@@ -22,6 +22,13 @@
  * the guest still sees them. The -D log file is handed over as an open
  * file descriptor, so the new process appends to the same file.
  *
+ * Started by binfmt_misc (opt.binfmt), or without /proc mounted, and with
+ * guest paths that are host paths (no -L, no --root), xlat leaves the exec
+ * to the kernel instead: the guest's execve itself, whose riscv64 ELF (or
+ * script's interpreter) binfmt_misc hands to a new xlat -- what a
+ * container or a chroot without /proc needs. Without /proc otherwise, xlat
+ * re-executes its own file by name (opt.self_exe).
+ *
  * Close-on-exec, the signal mask and ignored signals carry over through
  * the host's execve as they should. A host (x86-64) ELF is not runnable:
  * -ENOEXEC, as the kernel says for an ELF of the wrong machine.
@@ -342,6 +349,8 @@ static int64_t run_xlat(const char *filename, int fd, const StrVec *argv, const 
     signal_exec_prepare();             /* the guest's mask and pending signals carry over */
     vfork_child_release();             /* a vfork child's writes, before its parent resumes */
     execve("/proc/self/exe", hargv.v, henv.v);
+    if ((errno == ENOENT || errno == EACCES) && opt.self_exe)
+        execve(opt.self_exe, hargv.v, henv.v);   /* no /proc mounted */
     int64_t err = -errno;
     close(prog_fd);
     if (log_fd >= 0)
@@ -442,6 +451,35 @@ static int exec_open_fd(int dirfd)
     return fd;
 }
 
+/* Does the kernel do the guest's exec (see the top of the file)? */
+static bool exec_by_kernel(void)
+{
+    if (opt.ld_prefix || path_rooted())
+        return false;                  /* guest paths are not the kernel's */
+    return opt.binfmt || access("/proc/self/exe", F_OK) != 0;
+}
+
+/* The guest's execveat as it is, binfmt_misc running the new xlat. */
+static int64_t exec_plain(int dirfd, const char *path, uint64_t argv_ga, uint64_t envp_ga,
+                          int flags)
+{
+    StrVec argv = { 0 }, envp = { 0 };
+    int64_t ret;
+    if (is_proc_self_exe(path))
+        path = opt.exe_path;           /* the guest program, not xlat */
+    if ((ret = vec_from_guest(argv_ga, &argv)) == 0 && (ret = vec_from_guest(envp_ga, &envp)) == 0) {
+        if (opt.strace)
+            fputc('\n', opt.log_file);
+        fflush(NULL);
+        signal_exec_prepare();
+        vfork_child_release();
+        ret = host_ret(syscall(SYS_execveat, dirfd, path, argv.v, envp.v, flags));
+    }
+    vec_free(&argv, true);
+    vec_free(&envp, true);
+    return ret;
+}
+
 static int64_t do_execveat(int dirfd, uint64_t path_ga, uint64_t argv_ga, uint64_t envp_ga,
                            int flags)
 {
@@ -455,6 +493,11 @@ static int64_t do_execveat(int dirfd, uint64_t path_ga, uint64_t argv_ga, uint64
     char *path = guest_strdup(path_ga, PATH_MAX, &err);
     if (!path)
         return err;
+    if (exec_by_kernel()) {
+        ret = exec_plain(dirfd, path, argv_ga, envp_ga, flags);
+        free(path);
+        return ret;
+    }
     bool nofollow = flags & AT_SYMLINK_NOFOLLOW, via_fd = false;
     /* The kernel opens the file before it reads argv and envp. */
     if (path[0] == '\0') {
