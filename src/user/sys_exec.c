@@ -27,7 +27,8 @@
  * to the kernel instead: the guest's execve itself, whose riscv64 ELF (or
  * script's interpreter) binfmt_misc hands to a new xlat -- what a
  * container or a chroot without /proc needs. Without /proc otherwise, xlat
- * re-executes its own file by name (opt.self_exe).
+ * re-executes its own file by name (opt.self_exe), or if it does not know
+ * it, leaves the exec to the kernel too.
  *
  * Close-on-exec, the signal mask and ignored signals carry over through
  * the host's execve as they should. A host (x86-64) ELF is not runnable:
@@ -456,7 +457,8 @@ static bool exec_by_kernel(void)
 {
     if (opt.ld_prefix || path_rooted())
         return false;                  /* guest paths are not the kernel's */
-    return opt.binfmt || access("/proc/self/exe", F_OK) != 0;
+    /* Without /proc, re-executing xlat by name (run_xlat) needs its name. */
+    return opt.binfmt || (!opt.self_exe && access("/proc/self/exe", F_OK) != 0);
 }
 
 /* The guest's execveat as it is, binfmt_misc running the new xlat. */
