@@ -234,8 +234,12 @@ void path_init(void)
             exit(1);
         }
         add_mount(guest, spec);
-        if (colon)
-            *colon = ':';
+        /* An exec'd xlat gets the canonical pair: it may start elsewhere. */
+        char *canon = NULL;
+        if (asprintf(&canon, "%s:%s", mounts[nmounts - 1].host, mounts[nmounts - 1].guest) < 0)
+            exit(1);
+        free(spec);
+        bind_specs[i] = canon;
     }
     /* Start where the host's working directory is in the view, else at /. */
     char cwd[PATH_MAX], g[PATH_MAX];
