@@ -3,20 +3,39 @@
 # side by side with qemu-riscv64. Objects go out of tree under build/.
 # `make SAN=1` builds with ASan+UBSan (`make check-san` runs the suite on it;
 # `make check` does too when CI=true). `make fuzz` runs the fuzzers longer.
+# `make static` (= `make STATIC=1`) builds the static-pie build-static/xlat,
+# hard-linked as build/xlat-static, the binary binfmt_misc's F flag needs;
+# `make install PREFIX=/usr/local DESTDIR=` installs it for binfmt_misc.
 
 CC      ?= cc
 BUILD   ?= build
 SAN     ?= 0
+STATIC  ?= 0
 
 CFLAGS  ?= -O2 -g
 CFLAGS  += -std=gnu17 -Wall -Wextra -Werror -MMD -MP -Isrc
 LDFLAGS ?=
-LDLIBS  += -lm -lpthread -ldl   # libcapstone: dlopen'd for -d out_asm (src/x86/disas.c)
+LDLIBS  += -lm -lpthread
 
+ifeq ($(SAN)$(STATIC),11)
+$(error SAN=1 and STATIC=1 do not combine: the sanitizers need the dynamic loader)
+endif
 ifeq ($(SAN),1)
 BUILD   := build-san
 CFLAGS  += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 LDFLAGS += -fsanitize=address,undefined
+endif
+# The static build cannot dlopen libcapstone (src/x86/disas.c), so it links
+# Debian's libcapstone.a; the dynamic one dlopens it on the first -d out_asm.
+# (override: a BUILD, CFLAGS or LDFLAGS given on the command line must not
+# mix these objects with build/'s or drop the switch.)
+ifeq ($(STATIC),1)
+override BUILD   := build-static
+override CFLAGS  += -fPIE -DXLAT_CAPSTONE_STATIC
+override LDFLAGS += -static-pie
+LDLIBS  += -l:libcapstone.a
+else
+LDLIBS  += -ldl
 endif
 
 # Every .c under src/ is part of xlat; src/main.c is the only one left out of
@@ -33,6 +52,18 @@ all: $(BUILD)/xlat
 
 $(BUILD)/xlat: $(OBJS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# build-static/xlat is the binary (tests/run.sh build-static runs the suite
+# on it); build/xlat-static is the same file under the name people look for.
+ifeq ($(STATIC),1)
+all: build/xlat-static
+build/xlat-static: $(BUILD)/xlat
+	@mkdir -p build
+	ln -f $< $@ 2>/dev/null || cp -f $< $@
+endif
+
+static:
+	@$(MAKE) --no-print-directory STATIC=1 all
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -51,8 +82,11 @@ deps:
 # even under make -j: the build runs in a sub-make after it.
 # Under CI (CI=true) check also runs the whole suite again on the ASan+UBSan
 # build (check-san), so CI's one command covers both.
+# tests/binfmt.sh registers build/xlat-static (F needs a static binary), so
+# check builds it too.
 check: deps
 	@$(MAKE) --no-print-directory all unit
+	@$(MAKE) --no-print-directory SAN=0 static
 	@tests/run.sh $(BUILD)
 	@if [ "$(CI)" = true ] && [ "$(SAN)" != 1 ]; then $(MAKE) --no-print-directory check-san; fi
 
@@ -60,7 +94,15 @@ check: deps
 # already, so tests/fuzz.sh skips itself there.
 check-san: deps
 	@$(MAKE) --no-print-directory SAN=1 BUILD=build-san all unit
+	@$(MAKE) --no-print-directory SAN=0 static
 	@XLAT_SAN_SUITE=1 tests/run.sh build-san
+
+# podman/chroot runs of Debian riscv64 containers through binfmt_misc; too
+# long for check.
+check-containers: deps
+	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory SAN=0 static
+	@tests/containers.sh $(BUILD)
 
 # libFuzzer targets (tests/fuzz/), FUZZ_SECONDS each (make check runs 15 s).
 FUZZ_SECONDS ?= 300
@@ -77,9 +119,32 @@ bench: deps
 	@$(MAKE) --no-print-directory all
 	@bench/run $(BUILD) $(BENCH_ARGS)
 
-clean:
-	rm -rf build build-san
+# Installs the static binary under qemu-user-static's naming, the register
+# script, and a binfmt.d entry (systemd-binfmt registers it at boot) whose
+# interpreter is the installed binary: the register script writes it, so the
+# magic, mask and flag checks live in one place.
+PREFIX    ?= /usr/local
+DESTDIR   ?=
+BINDIR    ?= $(PREFIX)/bin
+SBINDIR   ?= $(PREFIX)/sbin
+BINFMTDIR ?= $(PREFIX)/lib/binfmt.d
+BINFMT_FLAGS ?= POCF
 
-.PHONY: all unit deps check check-san fuzz demo bench clean
+install: static
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SBINDIR) $(DESTDIR)$(BINFMTDIR)
+	install -m 755 build/xlat-static $(DESTDIR)$(BINDIR)/xlat-riscv64-static
+	install -m 755 scripts/xlat-binfmt $(DESTDIR)$(SBINDIR)/xlat-binfmt
+	scripts/xlat-binfmt --print --name xlat-riscv64 --flags $(BINFMT_FLAGS) \
+	    --xlat $(BINDIR)/xlat-riscv64-static > $(DESTDIR)$(BINFMTDIR)/xlat-riscv64.conf
+	chmod 644 $(DESTDIR)$(BINFMTDIR)/xlat-riscv64.conf
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/xlat-riscv64-static $(DESTDIR)$(SBINDIR)/xlat-binfmt \
+	    $(DESTDIR)$(BINFMTDIR)/xlat-riscv64.conf
+
+clean:
+	rm -rf build build-san build-static
+
+.PHONY: all static unit deps check check-san check-containers fuzz demo bench install uninstall clean
 
 -include $(OBJS:.o=.d) $(UNIT_BINS:=.d)

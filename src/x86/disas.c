@@ -4,14 +4,18 @@
  *
  * Capstone is loaded with dlopen the first time it is needed: linking it
  * would make every start of xlat (every guest execve) pay the dynamic
- * relocation of a large library that almost no run uses.
+ * relocation of a large library that almost no run uses. The static build
+ * (make static, -DXLAT_CAPSTONE_STATIC) cannot dlopen, so it links
+ * libcapstone.a and points the same table at it.
  */
 #include "x86/disas.h"
 
 #include <capstone/capstone.h>
-#include <dlfcn.h>
 #include <pthread.h>
 #include <stdbool.h>
+#ifndef XLAT_CAPSTONE_STATIC
+#include <dlfcn.h>
+#endif
 
 static struct {
     cs_err (*open)(cs_arch, cs_mode, csh *);
@@ -22,6 +26,16 @@ static struct {
 } cs;
 static pthread_once_t cs_once = PTHREAD_ONCE_INIT;
 
+#ifdef XLAT_CAPSTONE_STATIC
+static void cs_load(void)
+{
+    cs.malloc = cs_malloc;
+    cs.disasm_iter = cs_disasm_iter;
+    cs.free = cs_free;
+    cs.close = cs_close;
+    cs.open = cs_open;
+}
+#else
 static void cs_load(void)
 {
     static const char *const names[] = { "libcapstone.so.4", "libcapstone.so.5", "libcapstone.so" };
@@ -38,6 +52,7 @@ static void cs_load(void)
     if (cs.malloc && cs.disasm_iter && cs.free && cs.close)
         cs.open = (cs_err (*)(cs_arch, cs_mode, csh *))dlsym(lib, "cs_open");
 }
+#endif
 
 static void print_bytes(FILE *f, const uint8_t *p, size_t n)
 {
