@@ -128,7 +128,7 @@ DESTDIR   ?=
 BINDIR    ?= $(PREFIX)/bin
 SBINDIR   ?= $(PREFIX)/sbin
 BINFMTDIR ?= $(PREFIX)/lib/binfmt.d
-BINFMT_FLAGS ?= POCF
+BINFMT_FLAGS ?= POF
 
 install: static
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SBINDIR) $(DESTDIR)$(BINFMTDIR)

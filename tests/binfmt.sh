@@ -5,13 +5,14 @@
 # refused for a dynamically linked xlat, --persist writing and removing a
 # binfmt.d file. Then, as root with binfmt_misc writable, the static build
 # (build/xlat-static, which make check builds; BUILD/xlat when BUILD is
-# build-static) registered under a unique name with the flags F, PF, OF and
-# POCF in turn, running a small static riscv64 program directly: argv[0] as
-# given with P and the path without, no descriptor left open with O, the
-# caller's credentials, and with C a setuid file's; F inside a chroot that
-# holds only the program (and without F, no xlat there: it fails). Last, a
-# chroot into the Debian rootfs without /proc compiles and runs a program
-# with its gcc (skipped with a note when scripts/rootfs.sh has not built it).
+# build-static) registered under a unique name with the flags F, PF, OF,
+# POCF and P in turn, running a small static riscv64 program directly:
+# argv[0] as given with P and the path without, no descriptor left open
+# with O, the caller's credentials, and with C a setuid file's; F inside a
+# chroot that holds only the program (without F, no xlat there: it fails).
+# Last, a chroot into the Debian rootfs without /proc compiles and runs a
+# program with its gcc (skipped with a note when scripts/rootfs.sh has not
+# built it).
 # Every entry is removed on exit. Registrations are serialized with other
 # tests through flock on /tmp/xlat-binfmt.lock (the newest riscv64 entry
 # wins). Exit 77 with the reason where binfmt_misc cannot be used.
@@ -54,9 +55,9 @@ out=$("$XB" --install --name "$NAME-dyn" --xlat "$DYN" --flags F --persist "$TMP
     fail "F accepted for dynamic $DYN: $out"
 [[ $out == *"dynamically linked"* && $out == *"make static"* ]] || fail "F refused without the reason: $out"
 [[ -e $BINFMT/$NAME-dyn || -e $TMP/d ]] && fail "refused registration left an entry"
-# Without --flags the default (POCF) leaves F out for it, with a note.
+# Without --flags the default (POF) leaves F out for it, with a note.
 out=$("$XB" --print --name "$NAME" --xlat "$DYN" 2>&1) || fail "--print of dynamic $DYN: $out"
-[[ $out == *"flag F is left out"* && $out == *":$DYN:POC" ]] || fail "default flags for a dynamic xlat: $out"
+[[ $out == *"flag F is left out"* && $out == *":$DYN:PO" ]] || fail "default flags for a dynamic xlat: $out"
 
 for f in X PX FF0 ' P' p; do
     out=$("$XB" --print --name "$NAME" --xlat "$DYN" --flags "$f" 2>&1) && fail "flags '$f' accepted: $out"
@@ -161,9 +162,9 @@ for FL in F PF OF POCF P; do
     out=$("$TMP/t-nobody" 9>&- </dev/null | sed -n 's/^ids //p')
     if [[ $FL = *C* ]]; then want="0 65534 0 65534"; else want="0 0 0 0"; fi
     check "ids of a setuid-nobody file run by root" "$want" "$out"
-    out=$(setpriv --reuid=65534 --regid=65534 --clear-groups "$TMP/t-root" 9>&- </dev/null | sed -n 's/^ids //p')
+    out=$(setpriv --reuid=65534 --regid=65534 --clear-groups "$TMP/t-root" 9>&- </dev/null)
     if [[ $FL = *C* ]]; then want="65534 0 65534 0"; else want="65534 65534 65534 65534"; fi
-    check "ids of a setuid-root file run by nobody" "$want" "$out"
+    check "ids of a setuid-root file run by nobody" "$want" "$(sed -n 's/^ids //p' <<<"$out")"
 
     # F: xlat is pinned, so a chroot without it (and without /proc) runs the program.
     out=$(chroot "$TMP/chroot" /t a1 9>&- </dev/null 2>&1); rc=$?
@@ -181,8 +182,8 @@ done
 # The Debian rootfs as a plain chroot without /proc: bash runs gcc (cc1, as,
 # collect2, ld: guest execs of riscv64 programs) and the program it built.
 if [[ -e $ROOT/.xlat-rootfs-stamp && -x $ROOT/usr/bin/gcc-14 ]]; then
-    FL=POCF
-    "$XB" --install --name "$NAME-root" --xlat "$STATIC" --flags POCF >/dev/null || fail "rootfs: registration failed"
+    FL=default
+    "$XB" --install --name "$NAME-root" --xlat "$STATIC" >/dev/null || fail "rootfs: registration failed"
     [[ -e $ROOT/proc/self ]] && fail "rootfs: $ROOT/proc is mounted; this checks a chroot without /proc"
     out=$(env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/tmp chroot "$ROOT" /usr/bin/bash -c \
         "cd /tmp && printf 'int main(){return 42;}' > $NAME.c && gcc-14 -o $NAME.out $NAME.c && ./$NAME.out; echo rc=\$?" \
