@@ -365,9 +365,16 @@ static const char *getenv_alias(const char *name)
     return getenv(buf);
 }
 
+/*
+ * The QEMU_* / XLAT_* variables. Not when xlat runs with privileges its
+ * caller lacks (AT_SECURE: binfmt_misc's C flag on a setuid program): the
+ * caller's environment must not steer it (log files, the root, gdb).
+ */
 static void env_options(void)
 {
     const char *v;
+    if (getauxval(AT_SECURE))
+        return;
     if ((v = getenv_alias("LD_PREFIX")))
         opt.ld_prefix = v;
     if ((v = getenv("XLAT_ROOT")))

@@ -8,11 +8,12 @@
 # build-static) registered under a unique name with the flags F, PF, OF,
 # POCF and P in turn, running a small static riscv64 program directly:
 # argv[0] as given with P and the path without, no descriptor left open
-# with O, the caller's credentials, and with C a setuid file's; F inside a
-# chroot that holds only the program (without F, no xlat there: it fails).
-# Last, a chroot into the Debian rootfs without /proc compiles and runs a
-# program with its gcc (skipped with a note when scripts/rootfs.sh has not
-# built it).
+# with O, the caller's credentials, and with C a setuid file's, AT_SECURE
+# set for the guest and xlat's QEMU_*/XLAT_* variables ignored (an
+# unprivileged caller must not steer a privileged xlat); F inside a chroot
+# that holds only the program (without F, no xlat there: it fails). Last, a
+# chroot into the Debian rootfs without /proc compiles and runs a program
+# with its gcc (skipped with a note when scripts/rootfs.sh has not built it).
 # Every entry is removed on exit. Registrations are serialized with other
 # tests through flock on /tmp/xlat-binfmt.lock (the newest riscv64 entry
 # wins). Exit 77 with the reason where binfmt_misc cannot be used.
@@ -98,6 +99,7 @@ fi
 cat > "$TMP/t.c" <<'C'
 #include <fcntl.h>
 #include <stdio.h>
+#include <sys/auxv.h>
 #include <unistd.h>
 int main(int argc, char **argv)
 {
@@ -109,6 +111,7 @@ int main(int argc, char **argv)
         if (fcntl(fd, F_GETFD) != -1)
             printf(" %d", fd);
     printf("\nids %d %d %d %d\n", (int)getuid(), (int)geteuid(), (int)getgid(), (int)getegid());
+    printf("secure %lu\n", getauxval(AT_SECURE));
     return 3;
 }
 C
@@ -162,9 +165,19 @@ for FL in F PF OF POCF P; do
     out=$("$TMP/t-nobody" 9>&- </dev/null | sed -n 's/^ids //p')
     if [[ $FL = *C* ]]; then want="0 65534 0 65534"; else want="0 0 0 0"; fi
     check "ids of a setuid-nobody file run by root" "$want" "$out"
-    out=$(setpriv --reuid=65534 --regid=65534 --clear-groups "$TMP/t-root" 9>&- </dev/null)
+    # (With C, also a log file the caller could not write: xlat must ignore it.)
+    rm -f "$TMP/log"
+    env=()
+    [[ $FL = *C* ]] && env=(QEMU_LOG=in_asm QEMU_LOG_FILENAME="$TMP/log" XLAT_LOG_FILENAME="$TMP/log")
+    out=$(setpriv --reuid=65534 --regid=65534 --clear-groups env "${env[@]}" "$TMP/t-root" 9>&- </dev/null)
     if [[ $FL = *C* ]]; then want="65534 0 65534 0"; else want="65534 65534 65534 65534"; fi
     check "ids of a setuid-root file run by nobody" "$want" "$(sed -n 's/^ids //p' <<<"$out")"
+    if [[ $FL = *C* ]]; then want=1; else want=0; fi
+    check "AT_SECURE of a setuid-root file run by nobody" "$want" "$(sed -n 's/^secure //p' <<<"$out")"
+    if [[ $FL = *C* ]]; then
+        check "-D log file named by nobody's QEMU_LOG_FILENAME for a setuid-root run" "absent" \
+            "$([[ -e $TMP/log ]] && echo "written by $(stat -c %U "$TMP/log")" || echo absent)"
+    fi
 
     # F: xlat is pinned, so a chroot without it (and without /proc) runs the program.
     out=$(chroot "$TMP/chroot" /t a1 9>&- </dev/null 2>&1); rc=$?

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/random.h>
 #include <time.h>
@@ -83,7 +84,7 @@ static int build_auxv(uint64_t *av, const GuestImage *img, uint64_t rand_addr,
     AUX(AT_EUID, geteuid());
     AUX(AT_GID, getgid());
     AUX(AT_EGID, getegid());
-    AUX(AT_SECURE, 0);
+    AUX(AT_SECURE, getauxval(AT_SECURE));   /* binfmt_misc C: a setuid program */
     AUX(AT_RANDOM, rand_addr);
     /* riscv64 defines no ELF_HWCAP2 and no AT_PLATFORM. */
     AUX(AT_EXECFN, execfn_addr);
