@@ -26,12 +26,13 @@
 #   imported from scripts/rootfs.sh's tree once and kept, labelled with a
 #   hash of the rootfs stamp, so re-runs reuse it; everything else the test
 #   creates (containers, the built image) is removed.
-# - On this kind of host (root without systemd, cgroup v1, no
-#   CAP_SYS_RESOURCE) podman needs: --runtime runc (crun cannot set
-#   rlimits), explicit --ulimit nofile=N:N --ulimit nproc=N:N at or below
-#   the current hard limits (podman's defaults, nofile=1048576 and nproc,
-#   are refused: "error setting rlimit type 7"), --cgroup-manager cgroupfs,
-#   --events-backend file and --network none.
+# - On this kind of host (root without systemd and without
+#   CAP_SYS_RESOURCE, hybrid cgroup v1/v2) podman needs: --runtime runc
+#   (crun 1.8 stops at "cgroups in hybrid mode not supported"), explicit
+#   --ulimit nofile=N:N --ulimit nproc=N:N at or below the hard limits
+#   (podman's defaults, nofile=1048576 and its nproc, are refused:
+#   "error setting rlimit type 7: operation not permitted"),
+#   --cgroup-manager cgroupfs, --events-backend file and --network none.
 # - binfmt_misc: mounted if it is not (and unmounted at the end). The
 #   kernel tries the newest entry first, and the first that matches wins;
 #   every other enabled entry that matches riscv64 ELF files
