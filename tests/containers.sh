@@ -288,6 +288,6 @@ for s in "${STEPS[@]}"; do
     printf '%-10s %12.2f %12.2f %8s\n' "$s" "$q" "$x" "$(awk -v a="$q" -v b="$x" 'BEGIN { printf "%.1fx", a / b }')"
 done
 printf '%-10s %12.2f %12.2f %8s\n' total "$tq" "$tx" "$(awk -v a="$tq" -v b="$tx" 'BEGIN { printf "%.1fx", a / b }')"
-echo "($( ((RUNS > 1)) && echo "medians of $RUNS interleaved runs; " )$("$(readlink -f "$QEMU_INTERP")" --version | head -n 1); xlat $(git -C "$REPO" rev-parse --short HEAD 2>/dev/null); $(podman --version); binfmt flags: qemu $(cut -d: -f8 <<<"$QEMU_LINE"), xlat $FLAGS)"
+echo "($( ((RUNS > 1)) && echo "medians of $RUNS interleaved runs; " )$("$(readlink -f "$QEMU_INTERP")" --version | head -n 1); xlat-static of $(date -u -r "$XLAT_STATIC" +'%F %H:%M UTC') (HEAD $(git -C "$REPO" rev-parse --short HEAD 2>/dev/null)); $(podman --version); binfmt flags: qemu $(cut -d: -f8 <<<"$QEMU_LINE"), xlat $FLAGS)"
 echo "containers: $((${#STEPS[@]} * RUNS)) steps compared; $failed differ"
 ((failed == 0))
