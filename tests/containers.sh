@@ -72,6 +72,8 @@ say() { echo "containers: $*"; }
 skip() { say "skipped: $*"; exit 77; }
 die() { say "$*"; exit 1; }
 
+# It runs build/xlat-static, the same in the plain and the sanitizer suite.
+[[ -z ${XLAT_SAN_SUITE:-} ]] || skip "the static build it runs is not the sanitizer build (the plain suite runs it)"
 [[ $(id -u) = 0 ]] || skip "needs root (binfmt_misc registration, rootful podman)"
 mkdir -p "$CACHE" || die "cannot create $CACHE"
 [[ -x $XLAT_STATIC ]] || die "$XLAT_STATIC is not built (make static)"
