@@ -36,6 +36,7 @@ cleanup() {
     rm -rf "$TMP"
 }
 trap cleanup EXIT
+trap 'exit 1' INT TERM HUP PIPE   # (the EXIT trap then unregisters)
 fail() { echo "binfmt: $*"; exit 1; }
 
 # -- The script alone --------------------------------------------------------
