@@ -90,7 +90,13 @@ static void load_parked(Emit *e, int d, int g)
         load_into(e, d, g);
 }
 
-static void park_rdx(Emit *e) { emit_st64(e, RDX, REG_CPU, CPU_X_OFF(18)); }
+/* Park rdx (guest s2) in its slot; then rcx = rs2, rax = rs1. */
+static void park_operands(T *t)
+{
+    emit_st64(t->e, RDX, REG_CPU, CPU_X_OFF(18));
+    load_parked(t->e, RCX, t->in->rs2);
+    load_parked(t->e, RAX, t->in->rs1);
+}
 
 /* rax = result; put it in rd and bring guest s2 back to rdx. */
 static void unpark_rdx(T *t, bool w32)
@@ -107,9 +113,7 @@ static bool tr_divrem(T *t, bool sign, bool rem, bool w32)
     Emit *e = t->e;
     if (in->rd == 0)
         return true;
-    park_rdx(e);
-    load_parked(e, RCX, in->rs2);
-    load_parked(e, RAX, in->rs1);
+    park_operands(t);
     if (w32 && !sign)
         emit_movzlq(e, RAX, RAX);
     if (w32)
@@ -155,9 +159,7 @@ static bool tr_mulh(T *t, int kind)
     Emit *e = t->e;
     if (in->rd == 0)
         return true;
-    park_rdx(e);
-    load_parked(e, RCX, in->rs2);
-    load_parked(e, RAX, in->rs1);
+    park_operands(t);
     emit_grp3(e, kind == 0 ? EXT3_IMUL : EXT3_MUL, RCX, false);
     if (kind == 2) {
         /* unsigned high part minus b if a < 0 (a as signed) */
@@ -234,18 +236,22 @@ static bool fp_mode(T *t, Bails *b, bool *restore)
     return true;
 }
 
-/* Bail unless single-precision f[r] is NaN-boxed. */
-static void check_boxed(T *t, Bails *b, int r)
+/* Bail unless the instruction's first nsrc FP sources (rs1, rs2, rs3), single
+ * precision, are NaN-boxed. */
+static void check_boxed(T *t, Bails *b, int nsrc)
 {
-    emit_modrm_mem(t->e, OPC_ARITH_EvIb, ARITH_CMP, REG_CPU, NO_REG, 0, F_OFF(r) + 4);
-    emit_u8(t->e, 0xff);
-    bail_if(t, b, CC_NE);
+    const int rs[3] = { t->in->rs1, t->in->rs2, t->in->rs3 };
+    for (int i = 0; i < nsrc; i++) {
+        emit_modrm_mem(t->e, OPC_ARITH_EvIb, ARITH_CMP, REG_CPU, NO_REG, 0, F_OFF(rs[i]) + 4);
+        emit_u8(t->e, 0xff);
+        bail_if(t, b, CC_NE);
+    }
 }
 
 /*
- * After the op: read the flags, restore the default MXCSR if needed, bail
- * on IE/ZE/OE/UE, and leave PE in host register `pe` (0 or 1) for
- * fp_accrue_nx once nothing can bail any more.
+ * After the op: read the flags, restore the default MXCSR if needed and
+ * bail on IE/ZE/OE/UE. PE stays in jit_mxcsr[0] for fp_accrue_nx, once
+ * nothing can bail any more.
  */
 static void fp_flags(T *t, Bails *b, bool restore)
 {
@@ -293,6 +299,17 @@ static void fp_store_result(T *t, bool dbl)
     }
 }
 
+/* Host register h -> f[rd], NaN-boxed for single. */
+static void fp_store_gpr(Emit *e, int rd, int h, bool dbl)
+{
+    if (dbl) {
+        emit_st64(e, h, REG_CPU, F_OFF(rd));
+    } else {
+        emit_store_sized(e, h, REG_CPU, NO_REG, F_OFF(rd), 4);
+        store_u32_imm(e, F_OFF(rd) + 4, 0xffffffffu);
+    }
+}
+
 static void xmm_load(Emit *e, int x, int r, bool dbl)
 {
     emit_modrm_mem(e, dbl ? OPC_MOVQ_VqWq : OPC_MOVD_VdEd, x, REG_CPU, NO_REG, 0, F_OFF(r));
@@ -300,165 +317,142 @@ static void xmm_load(Emit *e, int x, int r, bool dbl)
 
 static inline int sse(int opc, bool dbl) { return opc | (dbl ? P_SIMDF2 : P_SIMDF3); }
 
-/* -- F/D: arithmetic --------------------------------------------------------- */
+/* -- F/D: arithmetic, conversions, compares ----------------------------------- */
 
-/* fadd/fsub/fmul/fdiv (nsrc 2), fsqrt (nsrc 1). */
-static bool tr_fp_arith(T *t, int opc, bool dbl, int nsrc)
+/*
+ * Every F/D operation that can raise a flag is translated by tr_fp, in one
+ * frame: rounding mode (fp_mode), NaN-box checks of the single-precision
+ * sources, the operation, the flags (fp_flags), a bail on a NaN result
+ * (not RISC-V's canonical one), NX, the result, the bail path. A shape
+ * names the operation's form and which of those steps it needs.
+ */
+enum fp_shape {
+    FP_ARITH,       /* fadd/fsub/fmul/fdiv: xmm0 = f[rs1] opc f[rs2] */
+    FP_SQRT,        /* fsqrt: xmm0 = opc f[rs1] */
+    FP_FMA,         /* fmadd/fmsub/fnmsub/fnmadd: one FMA3 instruction opc */
+    FP_CVT_FF,      /* fcvt.s.d, fcvt.d.s (dbl: the result's precision) */
+    FP_FROM_INT,    /* fcvt.{s,d}.{w,wu,l,lu}: kind 0 w, 1 wu, 2 l, 3 lu */
+    FP_TO_INT,      /* fcvt.{w,wu,l,lu}.{s,d}: kind as above; dbl: the source's */
+    FP_CMP,         /* feq (kind 0), flt (1), fle (2) */
+};
+
+static const struct FpShape {
+    uint8_t nsrc;           /* FP sources: rs1, rs2, rs3 */
+    bool x_result;          /* rax -> x[rd], not xmm0 -> f[rd] */
+    bool nan_result;        /* the result may be a NaN: bail on one */
+    bool inexact;           /* may raise PE: accrue NX */
+} fp_shapes[] = {
+    [FP_ARITH]    = { 2, false, true,  true },
+    [FP_SQRT]     = { 1, false, true,  true },
+    [FP_FMA]      = { 3, false, true,  true },
+    [FP_CVT_FF]   = { 1, false, true,  true },
+    [FP_FROM_INT] = { 0, false, false, true },
+    [FP_TO_INT]   = { 1, true,  false, true },
+    [FP_CMP]      = { 2, true,  false, false },
+};
+
+/* The operation itself: its result in xmm0 or rax, MXCSR's flags set. */
+static void fp_op(T *t, Bails *b, enum fp_shape shape, int opc, bool dbl, int kind)
 {
     const Insn *in = t->in;
     Emit *e = t->e;
-    Bails b = { .n = 0 };
-    bool restore;
-    if (!fp_mode(t, &b, &restore))
-        return false;
-    if (!dbl) {
-        check_boxed(t, &b, in->rs1);
-        if (nsrc == 2)
-            check_boxed(t, &b, in->rs2);
-    }
-    if (nsrc == 2) {
+    int pd = dbl ? P_DATA16 : 0;
+    switch (shape) {
+    case FP_ARITH:
         xmm_load(e, 0, in->rs1, dbl);
         emit_modrm_mem(e, sse(opc, dbl), 0, REG_CPU, NO_REG, 0, F_OFF(in->rs2));
-    } else {
+        break;
+    case FP_SQRT:
         emit_modrm_mem(e, sse(opc, dbl), 0, REG_CPU, NO_REG, 0, F_OFF(in->rs1));
+        break;
+    case FP_FMA:
+        xmm_load(e, 0, in->rs1, dbl);
+        xmm_load(e, 1, in->rs2, dbl);
+        emit_vex_mem(e, opc, dbl, 0, 1, REG_CPU, F_OFF(in->rs3));
+        break;
+    case FP_CVT_FF:
+        emit_modrm_mem(e, sse(OPC_SSE_CVTS2S, !dbl), 0, REG_CPU, NO_REG, 0, F_OFF(in->rs1));
+        break;
+    case FP_FROM_INT:
+        load_into(e, RAX, in->rs1);
+        if (kind == 1)
+            emit_movzlq(e, RAX, RAX);
+        if (kind == 3) {
+            emit_test_rr(e, RAX, RAX);
+            bail_if(t, b, CC_S);                    /* >= 2^63: no signed convert */
+        }
+        emit_modrm(e, sse(OPC_SSE_CVTSI2S, dbl) | (kind == 0 ? 0 : P_REXW), 0, RAX);
+        break;
+    case FP_TO_INT:
+        /* out of range or NaN: IE (fp_flags bails, the interpreter saturates) */
+        emit_modrm_mem(e, sse(OPC_SSE_CVTS2SI, dbl) | (kind == 0 ? 0 : P_REXW), RAX, REG_CPU,
+                       NO_REG, 0, F_OFF(in->rs1));
+        break;
+    case FP_CMP:
+        if (kind == 0) {
+            xmm_load(e, 0, in->rs1, dbl);
+            emit_modrm_mem(e, OPC_UCOMISS | pd, 0, REG_CPU, NO_REG, 0, F_OFF(in->rs2));
+            emit_setcc(e, CC_E, RAX);
+            emit_setcc(e, CC_NP, RCX);
+            emit_arith_rr(e, ARITH_AND, RAX, RCX, true);
+        } else {
+            /* a < b  <=>  b above a (unordered: CF = ZF = 1) */
+            xmm_load(e, 0, in->rs2, dbl);
+            emit_modrm_mem(e, OPC_COMISS | pd, 0, REG_CPU, NO_REG, 0, F_OFF(in->rs1));
+            emit_setcc(e, kind == 1 ? CC_A : CC_AE, RAX);
+        }
+        break;
     }
-    fp_flags(t, &b, restore);
-    emit_modrm(e, OPC_UCOMISS | (dbl ? P_DATA16 : 0), 0, 0);       /* NaN result? */
-    bail_if(t, &b, CC_P);
-    fp_accrue_nx(t);
-    fp_store_result(t, dbl);
-    bails_finish(t, &b);
-    return true;
 }
 
-/* fmadd/fmsub/fnmsub/fnmadd: one FMA3 instruction (if the host has it). */
-static bool tr_fp_fma(T *t, int opc, bool dbl)
+/* fcvt to int after the flags: rax as RISC-V wants it, or a bail. */
+static void fp_int_result(T *t, Bails *b, int kind)
 {
-    const Insn *in = t->in;
     Emit *e = t->e;
-    Bails b = { .n = 0 };
-    bool restore;
-    if (!host_has_fma || !fp_mode(t, &b, &restore))
-        return false;
-    if (!dbl) {
-        check_boxed(t, &b, in->rs1);
-        check_boxed(t, &b, in->rs2);
-        check_boxed(t, &b, in->rs3);
-    }
-    xmm_load(e, 0, in->rs1, dbl);
-    xmm_load(e, 1, in->rs2, dbl);
-    emit_vex_mem(e, opc, dbl, 0, 1, REG_CPU, F_OFF(in->rs3));
-    fp_flags(t, &b, restore);
-    emit_modrm(e, OPC_UCOMISS | (dbl ? P_DATA16 : 0), 0, 0);
-    bail_if(t, &b, CC_P);
-    fp_accrue_nx(t);
-    fp_store_result(t, dbl);
-    bails_finish(t, &b);
-    return true;
-}
-
-/* fcvt.s.d (to_dbl false) and fcvt.d.s. */
-static bool tr_fp_cvt_ff(T *t, bool to_dbl)
-{
-    const Insn *in = t->in;
-    Emit *e = t->e;
-    Bails b = { .n = 0 };
-    bool restore;
-    if (!fp_mode(t, &b, &restore))
-        return false;
-    if (to_dbl)
-        check_boxed(t, &b, in->rs1);
-    emit_modrm_mem(e, OPC_SSE_CVTS2S | (to_dbl ? P_SIMDF3 : P_SIMDF2), 0, REG_CPU, NO_REG, 0,
-                   F_OFF(in->rs1));
-    fp_flags(t, &b, restore);
-    emit_modrm(e, OPC_UCOMISS | (to_dbl ? P_DATA16 : 0), 0, 0);
-    bail_if(t, &b, CC_P);
-    fp_accrue_nx(t);
-    fp_store_result(t, to_dbl);
-    bails_finish(t, &b);
-    return true;
-}
-
-/* fcvt.{s,d}.{w,wu,l,lu}: kind 0 w, 1 wu, 2 l, 3 lu */
-static bool tr_fp_from_int(T *t, bool dbl, int kind)
-{
-    const Insn *in = t->in;
-    Emit *e = t->e;
-    Bails b = { .n = 0 };
-    bool restore;
-    if (!fp_mode(t, &b, &restore))
-        return false;
-    load_into(e, RAX, in->rs1);
-    if (kind == 1)
-        emit_movzlq(e, RAX, RAX);
-    if (kind == 3) {
-        emit_test_rr(e, RAX, RAX);
-        bail_if(t, &b, CC_S);                       /* >= 2^63: no signed convert */
-    }
-    emit_modrm(e, sse(OPC_SSE_CVTSI2S, dbl) | (kind == 0 ? 0 : P_REXW), 0, RAX);
-    fp_flags(t, &b, restore);
-    fp_accrue_nx(t);
-    fp_store_result(t, dbl);
-    bails_finish(t, &b);
-    return true;
-}
-
-/* fcvt.{w,wu,l,lu}.{s,d}: out of range or NaN (IE) bails to saturate. */
-static bool tr_fp_to_int(T *t, bool dbl, int kind)
-{
-    const Insn *in = t->in;
-    Emit *e = t->e;
-    Bails b = { .n = 0 };
-    bool restore;
-    if (!fp_mode(t, &b, &restore))
-        return false;
-    if (!dbl)
-        check_boxed(t, &b, in->rs1);
-    emit_modrm_mem(e, sse(OPC_SSE_CVTS2SI, dbl) | (kind == 0 ? 0 : P_REXW), RAX, REG_CPU,
-                   NO_REG, 0, F_OFF(in->rs1));
-    fp_flags(t, &b, restore);
     if (kind == 0) {
         emit_movslq(e, RAX, RAX);
     } else if (kind == 1) {
         emit_mov_rr(e, RCX, RAX);
         emit_shift_ri(e, SHIFT_SHR, RCX, 32, false);
-        bail_if(t, &b, CC_NE);                      /* negative or >= 2^32 */
+        bail_if(t, b, CC_NE);                       /* negative or >= 2^32 */
         emit_movslq(e, RAX, RAX);
     } else if (kind == 3) {
         emit_test_rr(e, RAX, RAX);
-        bail_if(t, &b, CC_S);                       /* negative */
+        bail_if(t, b, CC_S);                        /* negative */
     }
-    fp_accrue_nx(t);
-    writeback(e, in->rd, RAX);
-    bails_finish(t, &b);
-    return true;
 }
 
-/* feq (cc 0), flt (1), fle (2) */
-static bool tr_fp_cmp(T *t, bool dbl, int kind)
+/*
+ * opc: the SSE opcode (FP_ARITH, FP_SQRT) or FMA3 one (FP_FMA); dbl and
+ * kind as fp_shape says. A compare has no rounding mode (fp_mode emits
+ * nothing for it); FMA needs the host's FMA3.
+ */
+static bool tr_fp(T *t, enum fp_shape shape, int opc, bool dbl, int kind)
 {
-    const Insn *in = t->in;
+    const struct FpShape *s = &fp_shapes[shape];
     Emit *e = t->e;
     Bails b = { .n = 0 };
-    if (!dbl) {
-        check_boxed(t, &b, in->rs1);
-        check_boxed(t, &b, in->rs2);
+    bool restore;
+    if (shape == FP_FMA && !host_has_fma)
+        return false;
+    if (!fp_mode(t, &b, &restore))
+        return false;
+    if (shape == FP_CVT_FF ? dbl : !dbl)            /* single-precision sources */
+        check_boxed(t, &b, s->nsrc);
+    fp_op(t, &b, shape, opc, dbl, kind);
+    fp_flags(t, &b, restore);
+    if (shape == FP_TO_INT)
+        fp_int_result(t, &b, kind);
+    if (s->nan_result) {
+        emit_modrm(e, OPC_UCOMISS | (dbl ? P_DATA16 : 0), 0, 0);   /* NaN result? */
+        bail_if(t, &b, CC_P);
     }
-    int pd = dbl ? P_DATA16 : 0;            /* a compare does not round: no mode needed */
-    if (kind == 0) {
-        xmm_load(e, 0, in->rs1, dbl);
-        emit_modrm_mem(e, OPC_UCOMISS | pd, 0, REG_CPU, NO_REG, 0, F_OFF(in->rs2));
-        emit_setcc(e, CC_E, RAX);
-        emit_setcc(e, CC_NP, RCX);
-        emit_arith_rr(e, ARITH_AND, RAX, RCX, true);
-    } else {
-        /* a < b  <=>  b above a (unordered: CF = ZF = 1) */
-        xmm_load(e, 0, in->rs2, dbl);
-        emit_modrm_mem(e, OPC_COMISS | pd, 0, REG_CPU, NO_REG, 0, F_OFF(in->rs1));
-        emit_setcc(e, kind == 1 ? CC_A : CC_AE, RAX);
-    }
-    fp_flags(t, &b, false);
-    writeback(e, in->rd, RAX);
+    if (s->inexact)
+        fp_accrue_nx(t);
+    if (s->x_result)
+        writeback(e, t->in->rd, RAX);
+    else
+        fp_store_result(t, dbl);
     bails_finish(t, &b);
     return true;
 }
@@ -472,10 +466,8 @@ static bool tr_fp_sgnj(T *t, bool dbl, int kind)
     Emit *e = t->e;
     Bails b = { .n = 0 };
     int sbit = dbl ? 63 : 31;
-    if (!dbl) {
-        check_boxed(t, &b, in->rs1);
-        check_boxed(t, &b, in->rs2);
-    }
+    if (!dbl)
+        check_boxed(t, &b, 2);
     emit_load_sized(e, RAX, REG_CPU, NO_REG, F_OFF(in->rs1), dbl ? 8 : 4, false);
     emit_load_sized(e, RCX, REG_CPU, NO_REG, F_OFF(in->rs2), dbl ? 8 : 4, false);
     if (kind == 1)
@@ -488,12 +480,7 @@ static bool tr_fp_sgnj(T *t, bool dbl, int kind)
         emit_bt_ri(e, BT_BTR, RAX, (unsigned)sbit);
         emit_arith_rr(e, ARITH_OR, RAX, RCX, !dbl);
     }
-    if (dbl) {
-        emit_st64(e, RAX, REG_CPU, F_OFF(in->rd));
-    } else {
-        emit_store_sized(e, RAX, REG_CPU, NO_REG, F_OFF(in->rd), 4);
-        store_u32_imm(e, F_OFF(in->rd) + 4, 0xffffffffu);
-    }
+    fp_store_gpr(e, in->rd, RAX, dbl);
     bails_finish(t, &b);
     return true;
 }
@@ -510,13 +497,7 @@ static bool tr_fmv(T *t, bool dbl, bool to_x)
         emit_load_sized(e, d, REG_CPU, NO_REG, F_OFF(in->rs1), dbl ? 8 : 4, true);
         writeback(e, in->rd, d);
     } else {
-        int s = src(e, in->rs1, RAX);
-        if (dbl) {
-            emit_st64(e, s, REG_CPU, F_OFF(in->rd));
-        } else {
-            emit_store_sized(e, s, REG_CPU, NO_REG, F_OFF(in->rd), 4);
-            store_u32_imm(e, F_OFF(in->rd) + 4, 0xffffffffu);
-        }
+        fp_store_gpr(e, in->rd, src(e, in->rs1, RAX), dbl);
     }
     return true;
 }
@@ -528,12 +509,7 @@ static bool tr_fp_load(T *t, bool dbl)
         return false;
     int a = src(t->e, in->rs1, RCX);
     be_guest_load(t->c, RAX, a, in->rs1, (int32_t)in->imm, dbl ? 8 : 4, false, t->pc);
-    if (dbl) {
-        emit_st64(t->e, RAX, REG_CPU, F_OFF(in->rd));
-    } else {
-        emit_store_sized(t->e, RAX, REG_CPU, NO_REG, F_OFF(in->rd), 4);
-        store_u32_imm(t->e, F_OFF(in->rd) + 4, 0xffffffffu);
-    }
+    fp_store_gpr(t->e, in->rd, RAX, dbl);
     return true;
 }
 
@@ -638,51 +614,51 @@ bool translate_ext(T *t)
     case OP_fsw: return tr_fp_store(t, false);
     case OP_fsd: return tr_fp_store(t, true);
 
-    case OP_fadd_s:  return tr_fp_arith(t, OPC_SSE_ADD, false, 2);
-    case OP_fsub_s:  return tr_fp_arith(t, OPC_SSE_SUB, false, 2);
-    case OP_fmul_s:  return tr_fp_arith(t, OPC_SSE_MUL, false, 2);
-    case OP_fdiv_s:  return tr_fp_arith(t, OPC_SSE_DIV, false, 2);
-    case OP_fsqrt_s: return tr_fp_arith(t, OPC_SSE_SQRT, false, 1);
-    case OP_fadd_d:  return tr_fp_arith(t, OPC_SSE_ADD, true, 2);
-    case OP_fsub_d:  return tr_fp_arith(t, OPC_SSE_SUB, true, 2);
-    case OP_fmul_d:  return tr_fp_arith(t, OPC_SSE_MUL, true, 2);
-    case OP_fdiv_d:  return tr_fp_arith(t, OPC_SSE_DIV, true, 2);
-    case OP_fsqrt_d: return tr_fp_arith(t, OPC_SSE_SQRT, true, 1);
+    case OP_fadd_s:  return tr_fp(t, FP_ARITH, OPC_SSE_ADD, false, 0);
+    case OP_fsub_s:  return tr_fp(t, FP_ARITH, OPC_SSE_SUB, false, 0);
+    case OP_fmul_s:  return tr_fp(t, FP_ARITH, OPC_SSE_MUL, false, 0);
+    case OP_fdiv_s:  return tr_fp(t, FP_ARITH, OPC_SSE_DIV, false, 0);
+    case OP_fsqrt_s: return tr_fp(t, FP_SQRT, OPC_SSE_SQRT, false, 0);
+    case OP_fadd_d:  return tr_fp(t, FP_ARITH, OPC_SSE_ADD, true, 0);
+    case OP_fsub_d:  return tr_fp(t, FP_ARITH, OPC_SSE_SUB, true, 0);
+    case OP_fmul_d:  return tr_fp(t, FP_ARITH, OPC_SSE_MUL, true, 0);
+    case OP_fdiv_d:  return tr_fp(t, FP_ARITH, OPC_SSE_DIV, true, 0);
+    case OP_fsqrt_d: return tr_fp(t, FP_SQRT, OPC_SSE_SQRT, true, 0);
 
-    case OP_fmadd_s:  return tr_fp_fma(t, OPC_VFMADD213S, false);
-    case OP_fmsub_s:  return tr_fp_fma(t, OPC_VFMSUB213S, false);
-    case OP_fnmsub_s: return tr_fp_fma(t, OPC_VFNMADD213S, false);
-    case OP_fnmadd_s: return tr_fp_fma(t, OPC_VFNMSUB213S, false);
-    case OP_fmadd_d:  return tr_fp_fma(t, OPC_VFMADD213S, true);
-    case OP_fmsub_d:  return tr_fp_fma(t, OPC_VFMSUB213S, true);
-    case OP_fnmsub_d: return tr_fp_fma(t, OPC_VFNMADD213S, true);
-    case OP_fnmadd_d: return tr_fp_fma(t, OPC_VFNMSUB213S, true);
+    case OP_fmadd_s:  return tr_fp(t, FP_FMA, OPC_VFMADD213S, false, 0);
+    case OP_fmsub_s:  return tr_fp(t, FP_FMA, OPC_VFMSUB213S, false, 0);
+    case OP_fnmsub_s: return tr_fp(t, FP_FMA, OPC_VFNMADD213S, false, 0);
+    case OP_fnmadd_s: return tr_fp(t, FP_FMA, OPC_VFNMSUB213S, false, 0);
+    case OP_fmadd_d:  return tr_fp(t, FP_FMA, OPC_VFMADD213S, true, 0);
+    case OP_fmsub_d:  return tr_fp(t, FP_FMA, OPC_VFMSUB213S, true, 0);
+    case OP_fnmsub_d: return tr_fp(t, FP_FMA, OPC_VFNMADD213S, true, 0);
+    case OP_fnmadd_d: return tr_fp(t, FP_FMA, OPC_VFNMSUB213S, true, 0);
 
-    case OP_fcvt_s_d: return tr_fp_cvt_ff(t, false);
-    case OP_fcvt_d_s: return tr_fp_cvt_ff(t, true);
-    case OP_fcvt_s_w:  return tr_fp_from_int(t, false, 0);
-    case OP_fcvt_s_wu: return tr_fp_from_int(t, false, 1);
-    case OP_fcvt_s_l:  return tr_fp_from_int(t, false, 2);
-    case OP_fcvt_s_lu: return tr_fp_from_int(t, false, 3);
-    case OP_fcvt_d_w:  return tr_fp_from_int(t, true, 0);
-    case OP_fcvt_d_wu: return tr_fp_from_int(t, true, 1);
-    case OP_fcvt_d_l:  return tr_fp_from_int(t, true, 2);
-    case OP_fcvt_d_lu: return tr_fp_from_int(t, true, 3);
-    case OP_fcvt_w_s:  return tr_fp_to_int(t, false, 0);
-    case OP_fcvt_wu_s: return tr_fp_to_int(t, false, 1);
-    case OP_fcvt_l_s:  return tr_fp_to_int(t, false, 2);
-    case OP_fcvt_lu_s: return tr_fp_to_int(t, false, 3);
-    case OP_fcvt_w_d:  return tr_fp_to_int(t, true, 0);
-    case OP_fcvt_wu_d: return tr_fp_to_int(t, true, 1);
-    case OP_fcvt_l_d:  return tr_fp_to_int(t, true, 2);
-    case OP_fcvt_lu_d: return tr_fp_to_int(t, true, 3);
+    case OP_fcvt_s_d: return tr_fp(t, FP_CVT_FF, 0, false, 0);
+    case OP_fcvt_d_s: return tr_fp(t, FP_CVT_FF, 0, true, 0);
+    case OP_fcvt_s_w:  return tr_fp(t, FP_FROM_INT, 0, false, 0);
+    case OP_fcvt_s_wu: return tr_fp(t, FP_FROM_INT, 0, false, 1);
+    case OP_fcvt_s_l:  return tr_fp(t, FP_FROM_INT, 0, false, 2);
+    case OP_fcvt_s_lu: return tr_fp(t, FP_FROM_INT, 0, false, 3);
+    case OP_fcvt_d_w:  return tr_fp(t, FP_FROM_INT, 0, true, 0);
+    case OP_fcvt_d_wu: return tr_fp(t, FP_FROM_INT, 0, true, 1);
+    case OP_fcvt_d_l:  return tr_fp(t, FP_FROM_INT, 0, true, 2);
+    case OP_fcvt_d_lu: return tr_fp(t, FP_FROM_INT, 0, true, 3);
+    case OP_fcvt_w_s:  return tr_fp(t, FP_TO_INT, 0, false, 0);
+    case OP_fcvt_wu_s: return tr_fp(t, FP_TO_INT, 0, false, 1);
+    case OP_fcvt_l_s:  return tr_fp(t, FP_TO_INT, 0, false, 2);
+    case OP_fcvt_lu_s: return tr_fp(t, FP_TO_INT, 0, false, 3);
+    case OP_fcvt_w_d:  return tr_fp(t, FP_TO_INT, 0, true, 0);
+    case OP_fcvt_wu_d: return tr_fp(t, FP_TO_INT, 0, true, 1);
+    case OP_fcvt_l_d:  return tr_fp(t, FP_TO_INT, 0, true, 2);
+    case OP_fcvt_lu_d: return tr_fp(t, FP_TO_INT, 0, true, 3);
 
-    case OP_feq_s: return tr_fp_cmp(t, false, 0);
-    case OP_flt_s: return tr_fp_cmp(t, false, 1);
-    case OP_fle_s: return tr_fp_cmp(t, false, 2);
-    case OP_feq_d: return tr_fp_cmp(t, true, 0);
-    case OP_flt_d: return tr_fp_cmp(t, true, 1);
-    case OP_fle_d: return tr_fp_cmp(t, true, 2);
+    case OP_feq_s: return tr_fp(t, FP_CMP, 0, false, 0);
+    case OP_flt_s: return tr_fp(t, FP_CMP, 0, false, 1);
+    case OP_fle_s: return tr_fp(t, FP_CMP, 0, false, 2);
+    case OP_feq_d: return tr_fp(t, FP_CMP, 0, true, 0);
+    case OP_flt_d: return tr_fp(t, FP_CMP, 0, true, 1);
+    case OP_fle_d: return tr_fp(t, FP_CMP, 0, true, 2);
 
     case OP_fsgnj_s:  return tr_fp_sgnj(t, false, 0);
     case OP_fsgnjn_s: return tr_fp_sgnj(t, false, 1);
