@@ -795,13 +795,7 @@ static void page_invalidate(PageDesc *pd)
 
 /* -- Invalidation entry points --------------------------------------------------------- */
 
-/*
- * Drop the TBs of [start, start+len). With mapping_changed (mm changed the
- * range and set its host protection itself), forget the write protection
- * too; otherwise (the pages are unchanged, only their contents may be) keep
- * it: a page left host read-only with its bits cleared would turn the
- * guest's next store into a spurious SIGSEGV.
- */
+/* One page of invalidate_range. */
 static void page_drop(PageDesc *pd, bool mapping_changed)
 {
     page_invalidate(pd);
@@ -811,12 +805,21 @@ static void page_drop(PageDesc *pd, bool mapping_changed)
     }
 }
 
-static void invalidate_range_locked(uint64_t start, uint64_t len, bool mapping_changed)
+/*
+ * Both entry points: drop the TBs of [start, start+len), taking tb_lock.
+ * With mapping_changed (exec_invalidate_range: mm changed the range and set
+ * its host protection itself), forget the write protection too; otherwise
+ * (exec_invalidate_code: the pages are unchanged, only their contents may
+ * be) keep it: a page left host read-only with its bits cleared would turn
+ * the guest's next store into a spurious SIGSEGV.
+ */
+static void invalidate_range(uint64_t start, uint64_t len, bool mapping_changed)
 {
     uint64_t first = start / GUEST_PAGE_SIZE;
     uint64_t last = (start + len - 1) / GUEST_PAGE_SIZE;
-    if (len == 0)
+    if (!code_rw || len == 0)
         return;
+    pthread_mutex_lock(&tb_lock);
     if (last - first < ((uint64_t)1 << PAGE_HASH_BITS)) {
         /* A small range (every mmap and mprotect of a program's start):
          * look its pages up rather than walk the whole table. */
@@ -825,31 +828,18 @@ static void invalidate_range_locked(uint64_t start, uint64_t len, bool mapping_c
             if (pd)
                 page_drop(pd, mapping_changed);
         }
-        return;
+    } else {
+        for (size_t b = 0; b < ((size_t)1 << PAGE_HASH_BITS); b++)
+            for (PageDesc *pd = page_hash[b]; pd; pd = pd->next)
+                if (pd->page >= first && pd->page <= last)
+                    page_drop(pd, mapping_changed);
     }
-    for (size_t b = 0; b < ((size_t)1 << PAGE_HASH_BITS); b++)
-        for (PageDesc *pd = page_hash[b]; pd; pd = pd->next)
-            if (pd->page >= first && pd->page <= last)
-                page_drop(pd, mapping_changed);
-}
-
-void exec_invalidate_range(uint64_t start, uint64_t len)
-{
-    if (!code_rw)
-        return;
-    pthread_mutex_lock(&tb_lock);
-    invalidate_range_locked(start, len, true);
     pthread_mutex_unlock(&tb_lock);
 }
 
-void exec_invalidate_code(uint64_t start, uint64_t len)
-{
-    if (!code_rw)
-        return;
-    pthread_mutex_lock(&tb_lock);
-    invalidate_range_locked(start, len, false);
-    pthread_mutex_unlock(&tb_lock);
-}
+void exec_invalidate_range(uint64_t start, uint64_t len) { invalidate_range(start, len, true); }
+
+void exec_invalidate_code(uint64_t start, uint64_t len) { invalidate_range(start, len, false); }
 
 /* Make one write-protected page writable again, dropping its TBs. */
 static void unprotect_page_locked(uint64_t page)
