@@ -173,10 +173,10 @@ static void parse_log_items(const char *list)
             ;
         if (i == n)
             die("unknown log item '%s' (try -d help)", item);
-        opt.log_mask |= log_items[i].mask;
+        log_mask |= log_items[i].mask;
     }
     free(copy);
-    if (opt.log_mask & LOG_STRACE)
+    if (log_mask & LOG_STRACE)
         opt.strace = true;
 }
 
@@ -236,7 +236,7 @@ static void set_log_file(const char *path)
     if (!f)
         die("cannot open log file '%s'", path);
     setvbuf(f, NULL, _IOLBF, 0);
-    opt.log_file = f;
+    log_file = f;
 }
 
 /*
@@ -251,7 +251,7 @@ static void set_log_fd(const char *s)
     if (!f)
         die("bad --log-fd '%s'", s);
     setvbuf(f, NULL, _IOLBF, 0);
-    opt.log_file = f;
+    log_file = f;
 }
 
 /*
@@ -272,7 +272,7 @@ static void record_exec_args(void)
     v[n++] = "-s";
     v[n++] = stack;
     for (size_t i = 0; i < sizeof log_items / sizeof log_items[0]; i++)
-        if (opt.log_mask & log_items[i].mask & ~LOG_STRACE)
+        if (log_mask & log_items[i].mask & ~LOG_STRACE)
             snprintf(items + strlen(items), sizeof items - strlen(items), "%s%s",
                      items[0] ? "," : "", log_items[i].name);
     if (items[0]) {
@@ -559,7 +559,7 @@ static int open_program(const char *name)
 
 int main(int argc, char **argv, char **envp)
 {
-    opt.log_file = stderr;
+    log_file = stderr;
     env_init(envp);
     env_options();
     /* The program's path (AT_EXECFN), and where its argv starts in ours. */
@@ -581,7 +581,7 @@ int main(int argc, char **argv, char **envp)
         pthread_atfork(mm_fork_prepare, mm_fork_parent, mm_fork_child);
     signal_init();
 
-    perfmap_init();                        /* -perfmap / -jitdump, before any mmap */
+    perfmap_init(opt.perfmap, opt.jitdump, symbols_name);   /* before any mmap */
     GuestImage img;
     char err[256], self[32];
     if (elf_load_fd(prog_fd, opt.exe_path, &img, err, sizeof err) < 0) {

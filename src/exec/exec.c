@@ -78,7 +78,7 @@
 #include "user/fault.h"
 #include "user/mm.h"
 #include "x86/disas.h"
-#include "user/options.h"
+#include "exec/settings.h"
 #include "x86/backend.h"
 
 _Static_assert(offsetof(CPUState, jit_kick) == offsetof(CPUState, exit_request) + 4 &&
@@ -932,7 +932,7 @@ static void flush(uint64_t seen_gen)
             pd->first = 0;
     for (size_t i = 0; i < nthreads; i++)
         jc_clear(threads[i]->jc, jc_entries(threads[i]));
-    if (opt.log_mask & LOG_STATS)
+    if (log_mask & LOG_STATS)
         prof_add_tbs(&prof_flushed);
     __atomic_store_n(&ntbs, 0, __ATOMIC_RELEASE);
     code_used = code_base;
@@ -964,21 +964,21 @@ uint16_t *tb_pcmap_alloc(unsigned n, uint32_t *index)
 
 static void log_tb(const TB *tb)
 {
-    if (opt.log_mask & LOG_IN_ASM) {
-        fprintf(opt.log_file, "IN: \n");
+    if (log_mask & LOG_IN_ASM) {
+        fprintf(log_file, "IN: \n");
         for (unsigned i = 0; i < tb->ninsns; i++)
             log_insn(tb->pc + pcmap[tb->pcmap + i][1]);
-        fprintf(opt.log_file, "\n");
+        fprintf(log_file, "\n");
     }
-    if (opt.log_mask & LOG_OUT_ASM) {
+    if (log_mask & LOG_OUT_ASM) {
         const uint8_t *p = tb_entry_rw(tb);
-        fprintf(opt.log_file, "OUT: [guest 0x%llx, %u bytes at %p]\n",
+        fprintf(log_file, "OUT: [guest 0x%llx, %u bytes at %p]\n",
                 (unsigned long long)tb->pc, tb->host_size, tb_entry_rx(tb));
-        host_disas(opt.log_file, p, tb->host_size, (uint64_t)(uintptr_t)tb_entry_rx(tb));
-        fprintf(opt.log_file, "  -- out of line --\n");
-        host_disas(opt.log_file, code_rw + tb->cold_off, tb->cold_size,
+        host_disas(log_file, p, tb->host_size, (uint64_t)(uintptr_t)tb_entry_rx(tb));
+        fprintf(log_file, "  -- out of line --\n");
+        host_disas(log_file, code_rw + tb->cold_off, tb->cold_size,
                    (uint64_t)(uintptr_t)code_rx_of(code_rw + tb->cold_off));
-        fprintf(opt.log_file, "\n");
+        fprintf(log_file, "\n");
     }
 }
 
@@ -1076,7 +1076,7 @@ static int translate(uint64_t pc, TB **out)
         perfmap_add(pc, tb_entry_rx(tb), tb->host_size);
         perfmap_add(pc, code_rx_of(code_rw + tb->cold_off), tb->cold_size);
     }
-    if (opt.log_mask & (LOG_IN_ASM | LOG_OUT_ASM))
+    if (log_mask & (LOG_IN_ASM | LOG_OUT_ASM))
         log_tb(tb);
 done:
     pthread_mutex_unlock(&tb_lock);
@@ -1095,9 +1095,9 @@ done:
 static unsigned dflags_compute(void)
 {
     unsigned f = 0;
-    if (!(opt.log_mask & (LOG_NOCHAIN | LOG_EXEC)))
+    if (!(log_mask & (LOG_NOCHAIN | LOG_EXEC)))
         f |= DF_CHAIN;
-    if (opt.log_mask & LOG_EXEC)
+    if (log_mask & LOG_EXEC)
         f |= DF_TRACE;
     if (tune.xpage)
         f |= DF_XPAGE;
@@ -1134,7 +1134,7 @@ static uint8_t seen_runs[1u << SEEN_BITS];
 static bool interp_run_of(uint64_t pc, unsigned df)
 {
     if (!tune.first_interp || pc == 0 || (df & DF_TRACE) ||
-        (opt.log_mask & (LOG_IN_ASM | LOG_OUT_ASM)))
+        (log_mask & (LOG_IN_ASM | LOG_OUT_ASM)))
         return false;
     size_t i = (pc >> 1) & ((1u << SEEN_BITS) - 1);
     if (seen_pc[i] == 0) {
@@ -1259,7 +1259,7 @@ static __attribute__((noinline)) enum exit_reason run_loop(CPUState *cpu)
             pthread_mutex_unlock(&tb_lock);
         }
         if (df & DF_TRACE)
-            fprintf(opt.log_file, "Trace: [%p] %016llx\n", tb_entry_rx(tb),
+            fprintf(log_file, "Trace: [%p] %016llx\n", tb_entry_rx(tb),
                     (unsigned long long)tb->pc);
         int code = jit_rt.enter(cpu, tb_entry_rx(tb));
         link = 0;
@@ -1368,7 +1368,7 @@ void exec_print_stats(void)
 {
     dstats_flush();
     DispatchStats d = dstats_sum;
-    FILE *f = opt.log_file;
+    FILE *f = log_file;
     fprintf(f, "xlat stats: blocks translated     %llu\n", (unsigned long long)stats.translated);
     fprintf(f, "xlat stats: blocks warmed (fork)  %llu\n", (unsigned long long)stats.warmed);
     fprintf(f, "xlat stats: chains warmed (fork)  %llu\n", (unsigned long long)stats.warm_chained);

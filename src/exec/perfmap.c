@@ -14,8 +14,6 @@
 #include <unistd.h>
 
 #include "exec/perfmap.h"
-#include "user/options.h"
-#include "user/symbols.h"
 
 int perfmap_enabled;
 
@@ -85,8 +83,14 @@ static void atfork_child(void)
     perfmap_open();
 }
 
-void perfmap_init(void)
+static bool want_map, want_dump;
+static PerfmapNamer name_of;
+
+void perfmap_init(bool perf_map, bool jitdump, PerfmapNamer namer)
 {
+    want_map = perf_map;
+    want_dump = jitdump;
+    name_of = namer;
     perfmap_open();
     if (perfmap_enabled)
         pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
@@ -94,14 +98,14 @@ void perfmap_init(void)
 
 static void perfmap_open(void)
 {
-    if (opt.perfmap) {
+    if (want_map) {
         char path[64];
         snprintf(path, sizeof path, "/tmp/perf-%d.map", (int)getpid());
         map_file = fopen(path, "we");
         if (!map_file)
             fprintf(stderr, "xlat: -perfmap: cannot create %s\n", path);
     }
-    if (opt.jitdump)
+    if (want_dump)
         open_jitdump();
     perfmap_enabled = map_file || dump_file;
 }
@@ -109,7 +113,7 @@ static void perfmap_open(void)
 void perfmap_add(uint64_t guest_pc, const void *code, uint32_t size)
 {
     char name[256];
-    symbols_name(guest_pc, name, sizeof name);
+    name_of(guest_pc, name, sizeof name);
     pthread_mutex_lock(&lock);
     if (map_file)
         fprintf(map_file, "%llx %x %s\n", (unsigned long long)(uintptr_t)code, size, name);

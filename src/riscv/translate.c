@@ -26,7 +26,7 @@
 
 #include "riscv/insn.h"
 #include "user/mm.h"
-#include "user/options.h"
+#include "exec/settings.h"
 #include "x86/backend.h"
 #include "riscv/translate_priv.h"
 
@@ -386,7 +386,7 @@ static int swap_cc(int cc)
  */
 static bool continue_past_branch(const T *t)
 {
-    return tune.superblock && be_free_slots(t->c) >= 3 && !(opt.log_mask & LOG_STATS);
+    return tune.superblock && be_free_slots(t->c) >= 3 && !(log_mask & LOG_STATS);
 }
 
 /* A conditional branch; returns true if it ends the block. */

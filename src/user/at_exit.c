@@ -13,10 +13,10 @@
 void xlat_at_exit(int status, int sig)
 {
     vfork_child_release();             /* first: the parent waits for it */
-    if ((opt.log_mask & LOG_STATS) && !opt.interp_only)
+    if ((log_mask & LOG_STATS) && !opt.interp_only)
         exec_print_stats();
-    else if (opt.log_mask & LOG_STATS)
-        fprintf(opt.log_file, "xlat stats: interpreter only (--interp): no JIT counters\n");
+    else if (log_mask & LOG_STATS)
+        fprintf(log_file, "xlat stats: interpreter only (--interp): no JIT counters\n");
     if (perfmap_enabled)
         perfmap_close();
     gdb_exit(status, sig);

@@ -28,10 +28,10 @@ void log_insn(uint64_t pc)
     insn_decode(bits, &in);
     insn_disasm(&in, pc, text, sizeof text);
     if (in.len == 2)
-        fprintf(opt.log_file, "%8llx:\t%04x                \t%s\n",
+        fprintf(log_file, "%8llx:\t%04x                \t%s\n",
                 (unsigned long long)pc, in.craw, text);
     else
-        fprintf(opt.log_file, "%8llx:\t%08x          \t%s\n",
+        fprintf(log_file, "%8llx:\t%08x          \t%s\n",
                 (unsigned long long)pc, in.raw, text);
 }
 
@@ -45,9 +45,9 @@ static enum exit_reason run_logged(CPUState *cpu)
     static size_t seen_cap;          /* open-addressing set of logged pcs */
     for (;;) {
         uint64_t pc = cpu->pc;
-        if (opt.log_mask & LOG_EXEC)
-            fprintf(opt.log_file, "exec pc 0x%llx\n", (unsigned long long)pc);
-        if (opt.log_mask & LOG_IN_ASM) {
+        if (log_mask & LOG_EXEC)
+            fprintf(log_file, "exec pc 0x%llx\n", (unsigned long long)pc);
+        if (log_mask & LOG_IN_ASM) {
             if (!seen) {
                 seen_cap = 1 << 16;
                 seen = calloc(seen_cap, sizeof *seen);
@@ -70,7 +70,7 @@ static enum exit_reason run_logged(CPUState *cpu)
 
 _Noreturn void cpu_loop(CPUState *cpu)
 {
-    bool logged = opt.interp_only && (opt.log_mask & (LOG_IN_ASM | LOG_EXEC));
+    bool logged = opt.interp_only && (log_mask & (LOG_IN_ASM | LOG_EXEC));
     signal_attach(cpu);
     for (;;) {
         enum exit_reason r = gdb_active ? gdb_run(cpu) : logged ? run_logged(cpu)
@@ -80,8 +80,8 @@ _Noreturn void cpu_loop(CPUState *cpu)
             signal_do_syscall(cpu);        /* runs it, handles restarts, advances pc */
             break;
         case EXIT_ILLEGAL:
-            if (opt.log_mask & LOG_UNIMP) {
-                fprintf(opt.log_file, "xlat: illegal instruction at pc 0x%llx: ",
+            if (log_mask & LOG_UNIMP) {
+                fprintf(log_file, "xlat: illegal instruction at pc 0x%llx: ",
                         (unsigned long long)cpu->pc);
                 log_insn(cpu->pc);
             }

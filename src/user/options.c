@@ -8,11 +8,3 @@
 Options opt = {
     .stack_size = 8ULL << 20,
 };
-
-Tune tune = {
-    .cflags = true, .nostore = true, .inline_jc = true, .xpage = true,
-    .cycle_poll = true, .poison = true, .disp = true, .checked_reuse = true, .ras = true,
-    .superblock = true, .fork_warm = true, .first_interp = true, .remap = true,
-    .narrow = true, .zero_base = true,
-    .jc_bits = 16,
-};

@@ -646,9 +646,9 @@ static const char *si_code_name(int code)
 /* -strace: "--- SIGSEGV {si_signo=SIGSEGV, si_code=1, si_addr=0x...} ---" as qemu. */
 static void strace_signal(int sig, const siginfo_t *si)
 {
-    if (!(opt.strace || (opt.log_mask & LOG_STRACE)))
+    if (!(opt.strace || (log_mask & LOG_STRACE)))
         return;
-    FILE *f = opt.log_file ? opt.log_file : stderr;
+    FILE *f = log_file ? log_file : stderr;
     const char *abbr = sig < 32 ? sigabbrev_np(sig) : NULL;
     char name[16];
     if (abbr)

@@ -99,7 +99,7 @@ static const struct { int cmd; const char *name; char arg; } fcntl_cmds[] = {
 
 /* -- Printing primitives ------------------------------------------------- */
 
-static FILE *out(void) { return opt.log_file ? opt.log_file : stderr; }
+static FILE *out(void) { return log_file ? log_file : stderr; }
 
 /* OR-ed flag names, then any bits left over in hex (qemu style). */
 static void print_flags(const FlagName *t, uint64_t v)

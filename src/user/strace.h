@@ -1,7 +1,7 @@
 /*
  * -strace: one line per guest system call in qemu-riscv64's format,
  *   "PID name(arg,arg,...) = result" or "= -1 errno=N (message)",
- * written to opt.log_file. The call is printed before it runs and the
+ * written to log_file. The call is printed before it runs and the
  * result after, so output the call itself produces appears in between,
  * as with qemu. Argument formats are the per-syscall strings of
  * syscall.def (documented there).

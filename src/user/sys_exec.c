@@ -329,10 +329,10 @@ static void build_command(const char *filename, int prog_fd, const StrVec *argv,
 /* Hand the -D log over to the new xlat as an inherited descriptor. */
 static int log_fd_for_exec(void)
 {
-    if (!opt.log_file || opt.log_file == stderr || opt.log_file == stdout)
+    if (!log_file || log_file == stderr || log_file == stdout)
         return -1;
-    fflush(opt.log_file);
-    return fcntl(fileno(opt.log_file), F_DUPFD, 3);
+    fflush(log_file);
+    return fcntl(fileno(log_file), F_DUPFD, 3);
 }
 
 /* Exec the new xlat on the opened program fd (which stays the caller's). */
@@ -345,7 +345,7 @@ static int64_t run_xlat(const char *filename, int fd, const StrVec *argv, const 
         return -errno;
     build_command(filename, prog_fd, argv, envp, log_fd, &hargv, &henv);
     if (opt.strace)
-        fputc('\n', opt.log_file);
+        fputc('\n', log_file);
     fflush(NULL);
     signal_exec_prepare();             /* the guest's mask and pending signals carry over */
     vfork_child_release();             /* a vfork child's writes, before its parent resumes */
@@ -471,7 +471,7 @@ static int64_t exec_plain(int dirfd, const char *path, uint64_t argv_ga, uint64_
         path = opt.exe_path;           /* the guest program, not xlat */
     if ((ret = vec_from_guest(argv_ga, &argv)) == 0 && (ret = vec_from_guest(envp_ga, &envp)) == 0) {
         if (opt.strace)
-            fputc('\n', opt.log_file);
+            fputc('\n', log_file);
         fflush(NULL);
         signal_exec_prepare();
         vfork_child_release();

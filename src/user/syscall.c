@@ -52,7 +52,7 @@ static uint8_t unimp_reported[SYSCALL_TABLE_SIZE];
 
 static void report_unimplemented(uint64_t nr)
 {
-    if (!(opt.log_mask & LOG_UNIMP))
+    if (!(log_mask & LOG_UNIMP))
         return;
     if (nr < SYSCALL_TABLE_SIZE) {
         if (unimp_reported[nr])
@@ -90,7 +90,7 @@ void syscall_dispatch(CPUState *cpu)
     uint64_t nr = cpu->x[17];
     const uint64_t *a = &cpu->x[10];
     const SyscallDesc *d = nr < SYSCALL_TABLE_SIZE ? &syscall_table[nr] : NULL;
-    bool trace = opt.strace || (opt.log_mask & LOG_STRACE);
+    bool trace = opt.strace || (log_mask & LOG_STRACE);
     int64_t ret;
 
     if (!d || !d->fn) {
@@ -123,8 +123,8 @@ void guest_die_by_signal(int sig)
     sigset_t set;
 
     xlat_at_exit(0, sig);                  /* -d stats, perf maps, gdb */
-    if (opt.log_file)
-        fflush(opt.log_file);
+    if (log_file)
+        fflush(log_file);
     fflush(stdout);
     fflush(stderr);
     /* The guest's core would be xlat's, which helps nobody (qemu does this too). */

@@ -147,7 +147,7 @@ int64_t sys_exit(CPUState *cpu, const uint64_t *a)
 {
     int status = (int)a[0] & 0xff;
     if (opt.strace)
-        fputc('\n', opt.log_file ? opt.log_file : stderr);
+        fputc('\n', log_file ? log_file : stderr);
     if (gettid() == getpid())
         __atomic_store_n(&leader_status, status, __ATOMIC_RELEASE);
     signal_thread_exit();
@@ -167,7 +167,7 @@ int64_t sys_exit_group(CPUState *cpu, const uint64_t *a)
 {
     (void)cpu;
     if (opt.strace)
-        fputc('\n', opt.log_file ? opt.log_file : stderr);
+        fputc('\n', log_file ? log_file : stderr);
     /* No clear_child_tid wake here: the kernel kills the other threads
      * first, so none of them can see this thread "exit" and run on. */
     thread_exit_process((int)a[0]);
@@ -344,8 +344,8 @@ static int64_t clone_fork(CPUState *cpu, const CloneArgs *ca)
     if (ca->exit_signal != SIGCHLD)
         return clone_unsupported(ca->flags | ca->exit_signal, "exit signal other than SIGCHLD");
 
-    if (opt.log_file)
-        fflush(opt.log_file);          /* no half-written strace line in both */
+    if (log_file)
+        fflush(log_file);          /* no half-written strace line in both */
     /* The fork lock first: it also keeps exec_before_fork (its ring
      * position is per process, not per thread) to one thread at a time. */
     VforkLink link;

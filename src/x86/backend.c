@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "exec/exec.h"
-#include "user/options.h"
+#include "exec/settings.h"
 
 int8_t be_guest_reg[32] = {
     [0] = -1,
@@ -491,7 +491,7 @@ void be_tb_start(BeCtx *c)
      * here. A plain add, not lock add: threads running the same block may
      * lose a few counts to each other, which a profile can afford.
      */
-    if (opt.log_mask & LOG_STATS) {
+    if (log_mask & LOG_STATS) {
         emit_mov_ri(&c->e, RAX, (uint64_t)(uintptr_t)&c->tb->execs);
         emit_modrm_mem(&c->e, OPC_ARITH_EvIb | P_REXW, ARITH_ADD, RAX, NO_REG, 0, 0);
         emit_u8(&c->e, 1);

@@ -77,7 +77,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
     (void)argc;
     (void)argv;
-    opt.log_file = stderr;
+    log_file = stderr;
     mm_init();
     fault_init();
     exec_init();

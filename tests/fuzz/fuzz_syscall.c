@@ -130,7 +130,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
     (void)argc;
     (void)argv;
-    opt.log_file = stderr;
+    log_file = stderr;
     char dir[4096];
     const char *tmp = getenv("TMPDIR");
     snprintf(dir, sizeof dir, "%s/xlat-fuzz-syscall-XXXXXX", tmp ? tmp : "/tmp");

@@ -347,7 +347,7 @@ static void test_stack(void)
 
 int main(void)
 {
-    opt.log_file = stderr;
+    log_file = stderr;
     mm_init();
     test_valid_exec();
     test_valid_dyn();

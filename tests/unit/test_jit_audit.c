@@ -360,9 +360,9 @@ static bool skip(const Insn *in)
 int main(int argc, char **argv)
 {
     int per_op = argc > 1 ? atoi(argv[1]) : 300;
-    opt.log_file = stdout;
+    log_file = stdout;
     if (getenv("AUDIT_LOG"))
-        opt.log_mask = LOG_IN_ASM;          /* show what the JIT translated */
+        log_mask = LOG_IN_ASM;          /* show what the JIT translated */
     mm_init();
     fault_init();
     exec_init();

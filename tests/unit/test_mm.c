@@ -325,7 +325,7 @@ static void test_madvise(void)
 
 int main(void)
 {
-    opt.log_file = stderr;
+    log_file = stderr;
     mm_init();
     test_mmap_basic();
     test_munmap_middle();

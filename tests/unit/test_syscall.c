@@ -45,7 +45,7 @@ int main(void)
     char tmpl[] = "/tmp/xlat-unit-syscall-XXXXXX";
     char path[256];
 
-    opt.log_file = stderr;
+    log_file = stderr;
     mm_init();
     EXPECT(guest_map_fixed(BUF, 2 * GUEST_PAGE_SIZE, PROT_READ | PROT_WRITE, "test") == 0);
 

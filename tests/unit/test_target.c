@@ -197,7 +197,7 @@ static void test_prefix(void)
 
 int main(void)
 {
-    opt.log_file = stderr;
+    log_file = stderr;
     mm_init();
     EXPECT(guest_map_fixed(G, GUEST_PAGE_SIZE, PROT_READ | PROT_WRITE, "test") == 0);
     test_stat_conv();
