@@ -16,16 +16,10 @@
 #include <sys/timerfd.h>
 #include <unistd.h>
 
+#include "check.h"
+
 /* An address the guest has not mapped (volatile: hidden from the compiler). */
 static void *volatile bad_ptr = (void *)8;
-
-static void check(const char *what, long r)
-{
-    if (r < 0)
-        printf("%s: -1 errno=%d\n", what, errno);
-    else
-        printf("%s: %ld\n", what, r);
-}
 
 /* Sort the returned events by data so the order is deterministic. */
 static void print_events(struct epoll_event *ev, int n)

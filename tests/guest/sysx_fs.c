@@ -23,16 +23,10 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
+#include "check.h"
+
 /* An address the guest has not mapped (volatile: hidden from the compiler). */
 static void *volatile bad_ptr = (void *)8;
-
-static void check(const char *what, long r)
-{
-    if (r < 0)
-        printf("%s: -1 errno=%d\n", what, errno);
-    else
-        printf("%s: %ld\n", what, r);
-}
 
 static int cmp(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 

@@ -28,19 +28,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "check.h"
+
 /* An address the guest has not mapped (volatile: hidden from the compiler). */
 static void *volatile bad_ptr = (void *)8;
 
 #define PG 4096UL
 #define FIXED_ADDR 0x2000000000UL   /* well inside Sv39 user space */
-
-static void check(const char *what, long r)
-{
-    if (r < 0)
-        printf("%s: -1 errno=%d\n", what, errno);
-    else
-        printf("%s: %ld\n", what, r);
-}
 
 static void checkp(const char *what, void *p)
 {

@@ -17,6 +17,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "check.h"
+
 #ifndef P_PIDFD
 #define P_PIDFD 3
 #endif
@@ -26,14 +28,6 @@
 
 /* An address the guest has not mapped (volatile: hidden from the compiler). */
 static void *volatile bad_ptr = (void *)8;
-
-static void check(const char *what, long r)
-{
-    if (r < 0)
-        printf("%s: -1 errno=%d\n", what, errno);
-    else
-        printf("%s: %ld\n", what, r);
-}
 
 static int pidfd_open(pid_t pid, unsigned flags) { return syscall(SYS_pidfd_open, pid, flags); }
 

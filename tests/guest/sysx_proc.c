@@ -19,16 +19,10 @@
 #include <sys/times.h>
 #include <unistd.h>
 
+#include "check.h"
+
 /* An address the guest has not mapped (volatile: hidden from the compiler). */
 static void *volatile bad_ptr = (void *)8;
-
-static void check(const char *what, long r)
-{
-    if (r < 0)
-        printf("%s: -1 errno=%d\n", what, errno);
-    else
-        printf("%s: %ld\n", what, r);
-}
 
 static void test_prctl(void)
 {

@@ -16,16 +16,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "check.h"
+
 /* An address the guest has not mapped (volatile: hidden from the compiler). */
 static void *volatile bad_ptr = (void *)8;
-
-static void check(const char *what, long r)
-{
-    if (r < 0)
-        printf("%s: -1 errno=%d\n", what, errno);
-    else
-        printf("%s: %ld\n", what, r);
-}
 
 static int64_t ns(struct timespec t) { return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec; }
 
