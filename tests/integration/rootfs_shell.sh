@@ -64,7 +64,7 @@ rm f; ls f 2>/dev/null || echo gone'
     'trap-err-return|set -E; trap "echo err at \$LINENO" ERR; false; g() { trap "echo returning" RETURN; return 0; }; g; trap - ERR; (set -e; false; echo not-here); echo sub $?'
     'trap-chld|set -m; n=0; trap "n=\$((n + 1))" CHLD; (exit 1) & wait; (exit 2) & wait; sleep 0.2; echo "children reaped, traps fired: $((n >= 1))"'
     'subshell-status|(exit 4); echo $?; ( (exit 5) ); echo $?; x=$(exit 6); echo $?; ! true; echo $?; { false || echo or-branch; }; echo "${PIPESTATUS[@]}"; true | false | true; echo "${PIPESTATUS[@]}"'
-    'wait-n|sleep 2 & s=$!; (exit 3) & wait -n; echo first $?; wait $s; echo slow $?; kill -0 $s 2>/dev/null || echo gone'
+    'wait-n|mkfifo go; (read x <go; exit 4) & s=$!; (exit 3) & wait -n; echo first $?; echo now >go; wait $s; echo slow $?; kill -0 $s 2>/dev/null || echo gone'
     'coproc|coproc CO { while read -r l; do echo "got $l"; done; }; echo ping >&"${CO[1]}"; read -r reply <&"${CO[0]}"; echo "$reply"; exec {CO[1]}>&-; wait $CO_PID; echo co $?'
 )
 
