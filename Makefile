@@ -38,11 +38,14 @@ else
 LDLIBS  += -ldl
 endif
 
-# Every .c under src/ is part of xlat; src/main.c is the only one left out of
-# the library that unit tests link against.
-SRCS     := $(shell find src -name '*.c' | sort)
-OBJS     := $(SRCS:%.c=$(BUILD)/%.o)
-LIB_OBJS := $(filter-out $(BUILD)/src/main.o,$(OBJS))
+# The execution core that every mode links (the guest ISA, the JIT core, the
+# x86 backend), and user mode's own sources: build/xlat is both. The unit
+# tests link everything but user mode's main.
+CORE_SRCS := $(shell find src/riscv src/exec src/x86 -name '*.c' | sort)
+USER_SRCS := $(shell find src/user -name '*.c' | sort)
+SRCS      := $(CORE_SRCS) $(USER_SRCS)
+OBJS      := $(SRCS:%.c=$(BUILD)/%.o)
+LIB_OBJS  := $(filter-out $(BUILD)/src/user/main.o,$(OBJS))
 
 # Host unit tests: tests/unit/test_*.c, each its own binary.
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)

@@ -35,7 +35,7 @@ fi
 
 # xlat's sources (all but main.c), instrumented for coverage and checked.
 objs=()
-for src in $(cd "$REPO" && find src -name '*.c' ! -path src/main.c | sort); do
+for src in $(cd "$REPO" && find src -name '*.c' ! -path src/user/main.c | sort); do
     obj=$OUT/obj/$(echo "$src" | tr / _).o
     if [[ ! -e $obj || $REPO/$src -nt $obj || -n $(find "$REPO/src" -name '*.h' -newer "$obj" | head -n 1) ]]; then
         "$CLANG" "${CFLAGS[@]}" -fsanitize=fuzzer-no-link "${SAN[@]}" -c -o "$obj" "$REPO/$src" || exit 1
