@@ -136,11 +136,13 @@ static int exec_open(int dirfd, const char *path, bool nofollow)
     int err = path_lookup_at(dirfd, path, PATH_LOOKUP | (nofollow ? 0 : PATH_FOLLOW), &gp);
     if (err < 0)
         return err;
-    int fd = openat(gp.dirfd, gp.host, O_RDONLY | O_CLOEXEC | (nofollow ? O_NOFOLLOW : 0));
+    /* O_NONBLOCK: a FIFO must fail the regular-file check, not block the open. */
+    int fd = openat(gp.dirfd, gp.host,
+                    O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | (nofollow ? O_NOFOLLOW : 0));
     err = fd < 0 ? -errno : 0;
     path_put(&gp);
     if (fd < 0)
-        return err == -ENOENT || err == -ELOOP || err == -ENOTDIR ? err : -EACCES;
+        return err;                    /* ENOENT, EACCES, ELOOP, ENAMETOOLONG ... as execve */
     if ((err = exec_access(fd)) < 0) {
         close(fd);
         return err;

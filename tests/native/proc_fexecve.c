@@ -6,7 +6,8 @@
  * descriptor (the interpreter is given "/dev/fd/N"; through a close-on-exec
  * descriptor the kernel refuses with ENOENT, since the interpreter could not
  * open it), execveat relative to an O_PATH directory, AT_SYMLINK_NOFOLLOW on
- * a symlink (ELOOP), an empty path without AT_EMPTY_PATH (ENOENT).
+ * a symlink (ELOOP), an empty path without AT_EMPTY_PATH (ENOENT), a FIFO
+ * (EACCES, without blocking in an open).
  *
  * Reference: this same program built for the host (tests/native.sh).
  */
@@ -154,6 +155,15 @@ static void empty_without_flag(void)
     do_execveat(fd, "", av_child, 0);
 }
 
+/* A FIFO is no regular file: EACCES at once, without waiting for a writer. */
+static void exec_fifo(void)
+{
+    unlink("fifo");
+    if (mkfifo("fifo", 0755) != 0)
+        return;
+    do_execveat(AT_FDCWD, "fifo", av_child, 0);
+}
+
 static void empty_bad_fd(void)
 {
     do_execveat(99, "", av_child, AT_EMPTY_PATH);
@@ -177,6 +187,8 @@ int main(int argc, char **argv)
     run("execveat AT_SYMLINK_NOFOLLOW of a symlink", nofollow_link);
     run("execveat of \"\" without AT_EMPTY_PATH", empty_without_flag);
     run("execveat of \"\" on a closed descriptor", empty_bad_fd);
+    run("execve of a FIFO", exec_fifo);
+    unlink("fifo");
     unlink("s.sh");
     unlink("link");
     return 0;
