@@ -350,7 +350,7 @@ static int read_interp(const char *ipath, FileBytes *fb, char *hostpath, size_t 
 {
     char buf[PATH_MAX];
     snprintf(hostpath, hplen, "%s", path_rooted() ? ipath : path_resolve(ipath, buf, sizeof buf));
-    int fd = path_open(ipath, O_RDONLY);
+    int fd = path_open(ipath, O_RDONLY | O_NONBLOCK);    /* a FIFO fails the checks, never blocks */
     if (fd < 0)
         return fail(err, errlen, "%s", strerror(-fd));
     int r = read_fd(fd, fb, err, errlen);

@@ -546,7 +546,7 @@ static int open_program(const char *name)
     if (fd >= 0) {
         if (fcntl(fd, F_SETFD, FD_CLOEXEC) != 0)
             die("bad --exec-fd for %s", name);
-    } else if ((fd = path_open(name, O_RDONLY)) < 0) {
+    } else if ((fd = path_open(name, O_RDONLY | O_NONBLOCK)) < 0) {   /* a FIFO: no wait */
         fprintf(stderr, "xlat: %s: %s\n", name, strerror(-fd));
         exit(1);
     }
