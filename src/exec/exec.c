@@ -1298,11 +1298,7 @@ enum exit_reason exec_run(CPUState *cpu)
          * already put the registers and pc in *cpu. */
         guest_fault.jmp = outer;
         cache_exit();
-        cpu->fault_signal = guest_fault.signal;
-        cpu->fault_code = guest_fault.code;
-        cpu->fault_addr = guest_fault.addr;
-        if (guest_fault.signal == SIGSEGV)
-            cpu->fault_code = guest_access_ok(guest_fault.addr, 1, 0) ? SEGV_ACCERR : SEGV_MAPERR;
+        guest_fault_record(cpu);
         return EXIT_FAULT;
     }
     guest_fault.jmp = &jb;

@@ -763,12 +763,7 @@ static enum exit_reason guarded(CPUState *cpu, enum exit_reason (*fn)(CPUState *
 
     if (sigsetjmp(jb, 0)) {
         guest_fault.jmp = outer;
-        cpu->fault_signal = guest_fault.signal;
-        cpu->fault_code = guest_fault.code;
-        cpu->fault_addr = guest_fault.addr;
-        /* Unmapped guest pages are host PROT_NONE (ACCERR to the host). */
-        if (guest_fault.signal == SIGSEGV)
-            cpu->fault_code = guest_access_ok(guest_fault.addr, 1, 0) ? SEGV_ACCERR : SEGV_MAPERR;
+        guest_fault_record(cpu);
         cpu->x[0] = 0;
         return EXIT_FAULT;
     }

@@ -151,6 +151,15 @@ static void fault_handler(int sig, siginfo_t *si, void *uctx)
     internal_fault(sig, si, uctx);
 }
 
+void guest_fault_record(CPUState *cpu)
+{
+    cpu->fault_signal = guest_fault.signal;
+    cpu->fault_code = guest_fault.code;
+    cpu->fault_addr = guest_fault.addr;
+    if (guest_fault.signal == SIGSEGV)
+        cpu->fault_code = guest_access_ok(guest_fault.addr, 1, 0) ? SEGV_ACCERR : SEGV_MAPERR;
+}
+
 /* -- Setup ---------------------------------------------------------------- */
 
 void fault_thread_init(void)

@@ -24,6 +24,15 @@ typedef struct GuestFault {
 extern __thread GuestFault guest_fault;
 
 /*
+ * After a guest fault's siglongjmp (from the interpreter or translated
+ * code): record what guest_fault holds in cpu's fault fields. An unmapped
+ * guest page is host PROT_NONE, so the host says SEGV_ACCERR: the guest's
+ * mappings decide between SEGV_MAPERR and SEGV_ACCERR.
+ */
+struct CPUState;
+void guest_fault_record(struct CPUState *cpu);
+
+/*
  * Install the host SIGSEGV/SIGBUS handlers (on an alternate signal stack),
  * and give the calling (main) thread its alternate stack.
  */
