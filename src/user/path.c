@@ -624,10 +624,10 @@ void path_put(GuestPath *p)
     p->raw = NULL;
 }
 
-int path_open(const char *guest_path, int flags)
+int path_open_at(int dirfd, const char *guest_path, unsigned how, int flags)
 {
     GuestPath gp;
-    int err = path_lookup_at(AT_FDCWD, guest_path, PATH_FOLLOW | PATH_LOOKUP, &gp);
+    int err = path_lookup_at(dirfd, guest_path, how, &gp);
     if (err < 0)
         return err;
     int fd = openat(gp.dirfd, gp.host, flags | O_CLOEXEC);
@@ -681,4 +681,9 @@ long path_getcwd(char *buf, size_t len)
         return -ERANGE;
     memcpy(buf, g, n);
     return (long)n;
+}
+
+int path_open(const char *guest_path, int flags)
+{
+    return path_open_at(AT_FDCWD, guest_path, PATH_FOLLOW | PATH_LOOKUP, flags);
 }

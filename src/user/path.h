@@ -82,7 +82,12 @@ long path_readlink(GuestPath *p, char *buf, size_t len);
 /* getcwd as the guest sees it, NUL-terminated: length with the NUL, or -errno. */
 long path_getcwd(char *buf, size_t len);
 
-/* Open a guest path for xlat itself (the loader): a host fd or -errno. */
+/*
+ * Open a guest path for xlat itself (the loader, exec's checks), resolved
+ * as `how` says, with open flags (O_CLOEXEC added): a host fd or -errno.
+ * path_open: from the working directory, following links.
+ */
+int path_open_at(int dirfd, const char *guest_path, unsigned how, int flags);
 int path_open(const char *guest_path, int flags);
 
 /* Is --root in effect? */

@@ -132,18 +132,13 @@ static int exec_access(int fd)
  */
 static int exec_open(int dirfd, const char *path, bool nofollow)
 {
-    GuestPath gp;
-    int err = path_lookup_at(dirfd, path, PATH_LOOKUP | (nofollow ? 0 : PATH_FOLLOW), &gp);
-    if (err < 0)
-        return err;
     /* O_NONBLOCK: a FIFO must fail the regular-file check, not block the open. */
-    int fd = openat(gp.dirfd, gp.host,
-                    O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | (nofollow ? O_NOFOLLOW : 0));
-    err = fd < 0 ? -errno : 0;
-    path_put(&gp);
+    int fd = path_open_at(dirfd, path, PATH_LOOKUP | (nofollow ? 0 : PATH_FOLLOW),
+                          O_RDONLY | O_NONBLOCK | O_NOCTTY | (nofollow ? O_NOFOLLOW : 0));
     if (fd < 0)
-        return err;                    /* ENOENT, EACCES, ELOOP, ENAMETOOLONG ... as execve */
-    if ((err = exec_access(fd)) < 0) {
+        return fd;                     /* ENOENT, EACCES, ELOOP, ENAMETOOLONG ... as execve */
+    int err = exec_access(fd);
+    if (err < 0) {
         close(fd);
         return err;
     }
