@@ -554,12 +554,20 @@ bool vfork_unprotect_all(void)
 
 /* -- mm.c's hooks ---------------------------------------------------------------------- */
 
-void vfork_mm_forget(uint64_t start, uint64_t len)
+/* A hook's guest pages [*p0, *p1), or false when there is nothing to do. */
+static bool hook_span(uint64_t start, uint64_t len, uint64_t *p0, uint64_t *p1)
 {
     if (!__atomic_load_n(&vf.active, __ATOMIC_ACQUIRE) || !len)
-        return;
+        return false;
+    page_span(start, len, p0, p1);
+    return true;
+}
+
+void vfork_mm_forget(uint64_t start, uint64_t len)
+{
     uint64_t p0, p1;
-    page_span(start, len, &p0, &p1);
+    if (!hook_span(start, len, &p0, &p1))
+        return;
     spin_lock();
     for (size_t i = 0; i < vf.nsnaps; i++) {
         Snap *s = &vf.snaps[i];
@@ -576,10 +584,9 @@ void vfork_mm_forget(uint64_t start, uint64_t len)
 
 void vfork_mm_protect(uint64_t start, uint64_t len, int prot, bool done)
 {
-    if (!__atomic_load_n(&vf.active, __ATOMIC_ACQUIRE) || !len)
-        return;
     uint64_t p0, p1;
-    page_span(start, len, &p0, &p1);
+    if (!hook_span(start, len, &p0, &p1))
+        return;
     bool readable = prot & (PROT_READ | PROT_WRITE | PROT_EXEC);
     spin_lock();
     if (!done && !(prot & PROT_WRITE)) {
@@ -614,10 +621,9 @@ void vfork_mm_protect(uint64_t start, uint64_t len, int prot, bool done)
 
 void vfork_mm_discard(uint64_t start, uint64_t len)
 {
-    if (!__atomic_load_n(&vf.active, __ATOMIC_ACQUIRE) || !len)
-        return;
     uint64_t p0, p1;
-    page_span(start, len, &p0, &p1);
+    if (!hook_span(start, len, &p0, &p1))
+        return;
     spin_lock();
     untrack(p0, p1, UT_SNAPSHOT | UT_WRITABLE);
     spin_unlock();
