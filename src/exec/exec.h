@@ -1,13 +1,11 @@
 /*
- * The execution core: runs guest code through the translator (src/riscv/
- * translate.c, src/x86/) and the translation-block cache (src/exec/).
+ * The JIT core, as a mode (user mode, system mode) drives it. It runs guest
+ * code through the translator (src/riscv/translate.c, src/x86/) and the TB
+ * cache; guest memory reaches it through exec/guest_mem.h, which the mode
+ * sets up first.
  *
  * exec_run() has the contract of interp_run(): run from cpu->pc until the
- * execution loop is needed, and return why, with cpu->pc exact.
- *
- * The other entry points are hooks for the OS layer: invalidation when
- * executable guest memory changes, host faults inside translated code, and
- * writes to write-protected pages that hold translated code.
+ * mode's loop is needed, and return why, with cpu->pc exact.
  */
 #ifndef XLAT_EXEC_EXEC_H
 #define XLAT_EXEC_EXEC_H
@@ -17,8 +15,18 @@
 
 #include "riscv/cpu.h"
 
-/* Set up the code cache (once, after mm_init). */
+/* Set up the code cache (once, after guest_mem). */
 void exec_init(void);
+
+/*
+ * A vCPU's exec state (jump cache, the interpreter's decode cache, the
+ * window limit translated code checks): exec_cpu_init before its first
+ * run, on any thread (a CPUState copied from another vCPU shares nothing
+ * after it), exec_cpu_exit before its CPUState dies. Works with or without
+ * exec_init (the interpreter alone).
+ */
+void exec_cpu_init(CPUState *cpu);
+void exec_cpu_exit(CPUState *cpu);
 
 enum exit_reason exec_run(CPUState *cpu);
 
@@ -35,52 +43,46 @@ void exec_kick(CPUState *cpu);
  */
 void exec_before_fork(void);
 
-/* Forget the calling thread's jump cache; call before its CPUState dies. */
-void exec_thread_exit(CPUState *cpu);
-
 /*
- * Drop every translation of guest code in [start, start+len). Called by
- * mm.c with the mapping table write-locked when an executable range is
- * unmapped, replaced or changes protection (see exec_invalidate_code).
+ * Drop every translation of guest code in the physical range [start,
+ * start+len) (user mode: guest addresses). Called by the mode, with its
+ * memory lock held, when an executable range is unmapped, replaced or
+ * changes protection: its pages' watches are forgotten (code_unwatch with
+ * remapped set).
  */
 void exec_invalidate_range(uint64_t start, uint64_t len);
 
 /*
  * Drop the translations of [start, start+len) whose contents may have
- * changed without a store the JIT saw (riscv_flush_icache, a debugger):
- * the mapping is unchanged, so the pages keep their write protection.
+ * changed without a store the mode reported (riscv_flush_icache, a
+ * debugger): the mapping is unchanged, so the watches stay.
  */
 void exec_invalidate_code(uint64_t start, uint64_t len);
+
+/*
+ * A store reached watched page `page` (guest_mem.ops->code_watch): drop its
+ * translations and its watch (code_unwatch), with no translation running
+ * in between. Any thread, including a signal handler's.
+ */
+void exec_code_written(uint64_t page);
+
+/*
+ * A host system call must write to watched pages: unwatch every page
+ * (dropping its translations). Returns false if none was watched.
+ */
+bool exec_unwatch_all(void);
 
 /* Drop every translation (fence.i). Must be called outside translated code. */
 void exec_flush_all(void);
 
 /*
- * Signal-handler hooks (fault.c). exec_smc_fault: a write to host address
- * addr faulted; if the page is write-protected because it holds translated
- * code, invalidate it, make it writable again and return true (retry the
- * write). exec_host_pc_in_cache: is pc inside translated code?
- * exec_fault_restore: a guest access in translated code faulted: write the
- * guest registers and exact pc into the CPUState (in the faulting thread).
+ * Signal-handler hooks. exec_host_pc_in_cache: is pc inside translated
+ * code? exec_fault_restore: a guest access in translated code faulted:
+ * write the guest registers and exact pc into the CPUState (in the
+ * faulting thread).
  */
-bool exec_smc_fault(void *addr);
 bool exec_host_pc_in_cache(uint64_t pc);
 void exec_fault_restore(void *ucontext);
-
-/*
- * A host system call returned EFAULT: make every page that the JIT
- * write-protected writable again (dropping its translations), so the caller
- * can retry. Returns false if there was none (the EFAULT is real).
- */
-bool exec_unprotect_all(void);
-
-/*
- * Is the host page of guest page number `page` (address / GUEST_PAGE_SIZE)
- * read-only because the JIT protects translated code there? Lock-free, for
- * the fault handler and vfork.c, which must leave such pages to
- * exec_smc_fault.
- */
-bool exec_page_write_protected(uint64_t page);
 
 /* Counters for -d exec / stats. */
 void exec_print_stats(void);

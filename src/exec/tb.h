@@ -1,13 +1,17 @@
 /*
- * Translation blocks and the code cache (internal to src/exec, src/x86 and
- * src/riscv/translate.c).
+ * Translation blocks and the code buffer: the interface between the JIT
+ * core (src/exec), the guest ISA's translator (src/riscv/translate.c) and
+ * the host backend (src/x86).
  *
- * A TB is one run of guest instructions translated to host code. Its host
- * code lives in the code buffer, preceded by an 8-byte pointer back to the
- * TB (so host code address -> TB is one load). Direct exits are "goto_tb
- * slots": an aligned jmp rel32 that first points at an exit stub (store the
- * target pc, return EXIT_CHAIN with TB|slot in cpu->jit_link) and is
- * patched to jump straight into the target TB once it exists.
+ * A TB is one run of guest instructions translated to host code, found by
+ * its key: the virtual pc it runs at, the physical address of that code and
+ * the flags of the state it was translated for (privilege, translation
+ * mode). User mode's key is (pc, pc, 0). Its host code lives in the code
+ * buffer; the TB of a host address is found by binary search over the TB
+ * array, which is in host-address order (host_fault.c). Direct exits are
+ * "goto_tb slots": an aligned jmp rel32 that first points at an exit stub
+ * (store the target pc, return EXIT_CHAIN with TB|slot in cpu->jit_link)
+ * and is patched to jump straight into the target TB once it exists.
  */
 #ifndef XLAT_EXEC_TB_H
 #define XLAT_EXEC_TB_H
@@ -26,7 +30,7 @@ enum {
 };
 
 /* One jump cache entry; pc 1 (odd, never a guest pc) marks it empty, and so
- * does pc 0 in any entry but the first (exec.c: jc_clear). */
+ * does pc 0 in any entry but the first (jump_cache.c: jc_clear). */
 typedef struct JCEntry {
     uint64_t pc;
     const void *host;       /* TB entry in the RX view */
@@ -50,8 +54,17 @@ typedef struct TBRemap { int8_t host, out, in; } TBRemap;
 /* How a block ends, for the -d stats block profile. */
 enum { TB_EXIT_DIRECT, TB_EXIT_INDIRECT, TB_EXIT_OTHER, TB_EXIT_KINDS };
 
+/* What a TB is looked up by. */
+typedef struct TBKey {
+    uint64_t pc;            /* guest virtual address of the first instruction */
+    uint64_t phys;          /* where its code is (invalidation goes by this) */
+    uint32_t flags;         /* cpu->tb_flags it was translated under */
+} TBKey;
+
 typedef struct TB {
     uint64_t pc;            /* guest address of the first instruction */
+    uint64_t phys;          /* TBKey.phys */
+    uint32_t flags;         /* TBKey.flags */
     uint32_t guest_size;    /* bytes of guest code */
     uint32_t host_off;      /* entry offset in the code buffer */
     uint32_t host_size;
@@ -60,7 +73,7 @@ typedef struct TB {
     uint16_t ninsns;
     bool     valid;
     uint8_t  exit_kind;     /* TB_EXIT_*: jal/branch/fallthrough, jalr, other */
-    uint64_t page[2];       /* guest page numbers covered (TB_NO_PAGE: none) */
+    uint64_t page[2];       /* physical page numbers covered (TB_NO_PAGE: none) */
     struct TB *hash_next;
     uintptr_t page_next[2]; /* next TB|index in the list of page[i] */
 
@@ -80,7 +93,7 @@ typedef struct TB {
     uint64_t execs;
 } TB;
 
-/* -- Code buffer (exec.c) ------------------------------------------------ */
+/* -- Code buffer (code_buffer.c) ------------------------------------------ */
 
 /* RW view of the code buffer and the offset from it to the RX view. */
 extern uint8_t *code_rw;
@@ -107,5 +120,9 @@ extern JitRuntime jit_rt;
 
 /* pcmap storage: pairs of (host offset from TB entry, guest offset). */
 uint16_t *tb_pcmap_alloc(unsigned n, uint32_t *index);
+
+/* The interpreter runs one instruction for translated code (jit_rt's
+ * interp_call/interp_exit stubs): cpu->pc = pc, then interp_step. */
+uint64_t jit_helper_interp(CPUState *cpu, uint64_t pc);
 
 #endif

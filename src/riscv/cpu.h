@@ -1,9 +1,10 @@
 /*
- * Architectural state of one RISC-V hart (one guest thread in user mode).
+ * Architectural state of one RISC-V hart (one guest thread in user mode),
+ * and the per-vCPU state of the execution core that runs it.
  *
- * The interpreter and (later) translated code read and write this struct
- * directly; keep the hot fields first and the layout stable, since the JIT
- * will address them by offset.
+ * The interpreter and translated code read and write this struct directly;
+ * keep the hot fields first: translated code addresses them by offset
+ * (x86/backend.h).
  */
 #ifndef XLAT_RISCV_CPU_H
 #define XLAT_RISCV_CPU_H
@@ -11,13 +12,19 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "exec/guest_mem.h"
+
+/* The smallest guest page: the unit of code tracking (exec's page lists). */
+#define TARGET_PAGE_BITS 12
+#define TARGET_PAGE_SIZE (1ULL << TARGET_PAGE_BITS)
+
 /* Why the execution loop stopped running guest code. */
 enum exit_reason {
     EXIT_NONE = 0,
     EXIT_ECALL,     /* pc points at the ecall; the loop runs the syscall, pc += 4 */
-    EXIT_EBREAK,    /* pc points at the ebreak: SIGTRAP */
-    EXIT_ILLEGAL,   /* pc points at the instruction: SIGILL, fault_addr = pc */
-    EXIT_FAULT,     /* memory fault: fault_signal/fault_code/fault_addr, pc exact */
+    EXIT_EBREAK,    /* pc points at the ebreak (user mode: SIGTRAP) */
+    EXIT_ILLEGAL,   /* pc points at the instruction (user mode: SIGILL) */
+    EXIT_FAULT,     /* memory fault: cpu->fault says what, pc exact */
     EXIT_REQUEST,   /* another thread or a signal asked the loop to look */
 };
 
@@ -26,7 +33,7 @@ typedef struct CPUState {
 
     /* What translated code reads on its hot paths, right after x[]: within
      * a one-byte displacement of its CPUState pointer (x86/backend.h). */
-    uint64_t guest_limit;      /* GUEST_SPACE_SIZE: the window check's operand */
+    uint64_t guest_limit;      /* guest_mem.limit: the window check's operand */
     volatile int exit_request; /* nonzero: leave the run loop at the next instruction */
     /* Translated code polls exit_request and jit_kick with one 8-byte load. */
     volatile int jit_kick;     /* src/exec only: leave translated code (cache flush) */
@@ -46,10 +53,7 @@ typedef struct CPUState {
     uint64_t res_val;
     bool     res_valid;
 
-    /* Set when exit_reason is EXIT_FAULT or EXIT_ILLEGAL. */
-    int      fault_signal;  /* SIGSEGV, SIGBUS, SIGILL, ... */
-    int      fault_code;    /* si_code: SEGV_MAPERR, SEGV_ACCERR, ILL_ILLOPC ... */
-    uint64_t fault_addr;    /* si_addr */
+    MemFault fault;         /* set when exit_reason is EXIT_FAULT */
 
     uint64_t instret;       /* retired instruction count (interpreter) */
 
@@ -60,7 +64,14 @@ typedef struct CPUState {
      * to translated code (its slot holds the empty-stack sentinel). */
     uint64_t ras_base;
     uint32_t jit_mxcsr[2];     /* scratch for ldmxcsr/stmxcsr in translated FP code */
-    uint32_t fence_i_count;    /* fence.i run by the interpreter (exec.c flushes after one) */
+    uint32_t fence_i_count;    /* fence.i run by the interpreter (dispatch.c flushes after one) */
+    uint32_t tb_flags;         /* state that changes translation (TBKey.flags): 0 in user mode */
+
+    /* The interpreter's decoded-instruction cache (interp.c), mapped at its
+     * first use and unmapped by interp_cpu_exit. */
+    struct DCacheEntry *dcache;
+    uint64_t dcache_gen_seen;  /* the flush generation its entries are valid for */
+    uint64_t exec_page;        /* the last code page found fetchable */
 } CPUState;
 
 /* FP exception flag bits (fflags). */
@@ -80,7 +91,7 @@ enum {
 enum exit_reason interp_run(CPUState *cpu);
 
 /*
- * Execute exactly one instruction (for tests and, later, JIT audits).
+ * Execute exactly one instruction (for tests, the JIT's helper calls).
  * Returns EXIT_NONE if it completed normally.
  */
 enum exit_reason interp_step(CPUState *cpu);
@@ -89,7 +100,7 @@ enum exit_reason interp_step(CPUState *cpu);
  * Execute the straight-line code at cpu->pc: instructions until one moves
  * the pc anywhere but to the next (a taken branch, a jump), needs the loop,
  * or INTERP_STRAIGHT_MAX have run. Returns EXIT_NONE if they all completed
- * normally. The JIT's first runs of a block (exec.c: interp_block).
+ * normally. The JIT's first runs of a block (dispatch.c: interp_block).
  */
 #define INTERP_STRAIGHT_MAX 64
 enum exit_reason interp_straight(CPUState *cpu);

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* Operand formats. Register letters: x = integer register, f = FP register. */
 enum insn_format {
@@ -117,6 +118,10 @@ static inline uint32_t insn_bits_of_word(uint32_t w) { return insn_length((uint1
  * Returns the length written (not counting the NUL).
  */
 int insn_disasm(const Insn *in, uint64_t pc, char *buf, size_t size);
+
+/* Print the guest instruction at pc in objdump's layout to f (for -d in_asm
+ * and exec), read through guest_mem.ops->read; nothing if unreadable. */
+void insn_print_at(FILE *f, uint64_t pc);
 
 /* ABI register names: "zero", "ra", ... and "ft0", "fa0", ... */
 extern const char *const riscv_xreg_name[32];

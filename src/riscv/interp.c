@@ -10,17 +10,20 @@
  * with one 32-bit load, so code another thread rewrites is never seen torn;
  * otherwise the first 16-bit parcel, then the second only for a 32-bit
  * instruction, so a compressed instruction at the end of a page never
- * touches the next one), looks them
- * up in a small per-thread decoded-instruction cache tagged with both pc and
- * the bits themselves (so rewritten code is always seen, with or without
- * fence.i; filling an entry checks that pc is PROT_EXEC), and dispatches on the opcode with one switch that names
- * every instruction of insn.def (a new row there fails the build until it is
- * handled here). F/D arithmetic lives in interp_fp.c.
+ * touches the next one), looks them up in the vCPU's decoded-instruction
+ * cache tagged with both pc and the bits themselves (so rewritten code is
+ * always seen, with or without fence.i; filling an entry checks that pc may
+ * be fetched: guest_mem.ops->code_ok), and dispatches on the opcode with
+ * one switch that names every instruction of insn.def (a new row there
+ * fails the build until it is handled here). F/D arithmetic lives in
+ * interp_fp.c.
  *
- * Guest memory: guest address A is the host byte g2h(A). Every access first
- * checks that [A, A+size) lies in the guest window (else SIGSEGV/MAPERR);
- * inside the window an unmapped or protected page raises a host fault that
- * fault.c turns into a siglongjmp back to interp_run. Exactness at a fault:
+ * Guest memory goes through exec/guest_mem.h: an access of size bytes at A
+ * inside the direct window is the host bytes at guest_mem.base + A, any
+ * other goes to guest_mem.ops->slow (a host address, or a MemFault that
+ * leaves with EXIT_FAULT). A host fault inside the window (user mode: an
+ * unmapped or protected page) is the mode's to catch: it fills guest_fault
+ * and siglongjmps back to interp_run (guarded()). Exactness at a fault:
  * cpu->pc is stored before the fetch of every instruction, a compiler
  * signal fence precedes every guest access so earlier register and counter
  * updates are already in *cpu, and no instruction writes a register before
@@ -47,8 +50,6 @@
 #include <sys/mman.h>
 #include <time.h>
 
-#include "user/fault.h"
-#include "user/mm.h"
 
 #define likely(x)   __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)
@@ -89,43 +90,46 @@ typedef struct DCacheEntry {
     Insn in;
 } DCacheEntry;
 
-static __thread DCacheEntry *dcache;
 static unsigned dcache_mask = DCACHE_SIZE - 1;
 
 void interp_small_cache(void) { dcache_mask = (1u << DCACHE_BITS_JIT) - 1; }
 
-static __attribute__((noinline)) DCacheEntry *dcache_map(void)
+static __attribute__((noinline)) DCacheEntry *dcache_map(CPUState *cpu)
 {
-    void *p = mmap(NULL, DCACHE_SIZE * sizeof *dcache, PROT_READ | PROT_WRITE,
+    void *p = mmap(NULL, DCACHE_SIZE * sizeof(DCacheEntry), PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED) {
         perror("xlat: interpreter cache");
         exit(1);
     }
-    return dcache = p;
+    return cpu->dcache = p;
 }
 
-void interp_thread_exit(void)
+void interp_cpu_init(CPUState *cpu)
 {
-    if (dcache)
-        munmap(dcache, DCACHE_SIZE * sizeof *dcache);
-    dcache = NULL;
+    cpu->dcache = NULL;
+    cpu->dcache_gen_seen = 0;
+    cpu->exec_page = 0;
+}
+
+void interp_cpu_exit(CPUState *cpu)
+{
+    if (cpu->dcache)
+        munmap(cpu->dcache, DCACHE_SIZE * sizeof(DCacheEntry));
+    interp_cpu_init(cpu);
 }
 
 /*
  * The tags make rewritten code safe, but a cached entry also stands for "this
  * pc was executable when decoded". interp_flush_cache() bumps a global
- * generation when a range loses PROT_EXEC (or is remapped); each thread
+ * generation when a range loses PROT_EXEC (or is remapped); each vCPU
  * compares it with its own at entry and at every taken jump, and from then
  * on takes only entries filled in the new generation (emptying the table
  * instead wrote, and faulted in, all of it at each mmap of a library).
+ * cpu->exec_page is 1 + the last page code_ok accepted (0: none), which
+ * saves a locked table lookup per fill.
  */
 static uint64_t dcache_generation;
-static __thread uint64_t dcache_seen_generation;
-
-/* The last page found executable (saves a locked table lookup per fill). */
-#define NO_PAGE UINT64_MAX
-static __thread uint64_t exec_page = NO_PAGE;
 
 void interp_flush_cache(void)
 {
@@ -133,29 +137,31 @@ void interp_flush_cache(void)
 }
 
 /* Returns the generation entries must carry (its low half). */
-static uint32_t dcache_sync(void)
+static uint32_t dcache_sync(CPUState *cpu)
 {
     uint64_t g = __atomic_load_n(&dcache_generation, __ATOMIC_ACQUIRE);
-    if (unlikely(g != dcache_seen_generation)) {
-        exec_page = NO_PAGE;
-        dcache_seen_generation = g;
+    if (unlikely(g != cpu->dcache_gen_seen)) {
+        cpu->exec_page = 0;
+        cpu->dcache_gen_seen = g;
     }
     return (uint32_t)g;
 }
 
 /* Decode the instruction at pc into e after checking that pc is executable. */
-static __attribute__((noinline)) bool dcache_fill(DCacheEntry *e, uint64_t pc, uint32_t bits)
+static __attribute__((noinline)) bool dcache_fill(CPUState *cpu, DCacheEntry *e, uint64_t pc,
+                                                  uint32_t bits)
 {
     uint64_t last = pc + insn_length((uint16_t)bits) - 1;
-    if (pc / GUEST_PAGE_SIZE != exec_page || last / GUEST_PAGE_SIZE != exec_page) {
-        if (!guest_access_ok(pc, last + 1 - pc, PROT_EXEC))
+    uint64_t ok_page = cpu->exec_page - 1;
+    if (pc >> TARGET_PAGE_BITS != ok_page || last >> TARGET_PAGE_BITS != ok_page) {
+        if (!guest_mem.ops->code_ok(cpu, pc, last + 1 - pc))
             return false;
-        exec_page = last / GUEST_PAGE_SIZE;
+        cpu->exec_page = (last >> TARGET_PAGE_BITS) + 1;
     }
     insn_decode(bits, &e->in);
     e->pc = pc;
     e->bits = bits;
-    e->gen = (uint32_t)dcache_seen_generation;
+    e->gen = (uint32_t)cpu->dcache_gen_seen;
     return true;
 }
 
@@ -283,15 +289,19 @@ static inline uint##bits##_t amo##bits(uint##bits##_t *p, enum amo_op op,      \
 DEFINE_AMO(32)
 DEFINE_AMO(64)
 
-/* Leave with a synchronous fault: pc stays at the faulting instruction. */
-static enum exit_reason fault_exit(CPUState *cpu, uint64_t pc, int sig, int code,
-                                   uint64_t addr, enum exit_reason why)
+/* Leave with a memory fault: pc stays at the faulting instruction. */
+static enum exit_reason fault_exit(CPUState *cpu, uint64_t pc, const MemFault *fault)
 {
     cpu->pc = pc;
-    cpu->fault_signal = sig;
-    cpu->fault_code = code;
-    cpu->fault_addr = addr;
-    return why;
+    cpu->fault = *fault;
+    return EXIT_FAULT;
+}
+
+/* An access outside the direct window: the mode's slow path. */
+static __attribute__((noinline)) void *mem_slow(CPUState *cpu, uint64_t a, unsigned n,
+                                                enum mem_access acc, MemFault *fault)
+{
+    return guest_mem.ops->slow(cpu, a, n, acc, fault);
 }
 
 /* -- CSRs ----------------------------------------------------------------- */
@@ -358,32 +368,37 @@ static bool exec_csr(CPUState *cpu, const Insn *in)
 
 /* -- The execution loop --------------------------------------------------- */
 
-#define LD8(a)   (*(const gu8  *)g2h(a))
-#define LD16(a)  (*(const gu16 *)g2h(a))
-#define LD32(a)  (*(const gu32 *)g2h(a))
-#define LD64(a)  (*(const gu64 *)g2h(a))
-#define ST8(a, v)  (*(gu8  *)g2h(a) = (uint8_t)(v))
-#define ST16(a, v) (*(gu16 *)g2h(a) = (uint16_t)(v))
-#define ST32(a, v) (*(gu32 *)g2h(a) = (uint32_t)(v))
-#define ST64(a, v) (*(gu64 *)g2h(a) = (uint64_t)(v))
+#define LD8(h)   (*(const gu8  *)(h))
+#define LD16(h)  (*(const gu16 *)(h))
+#define LD32(h)  (*(const gu32 *)(h))
+#define LD64(h)  (*(const gu64 *)(h))
+#define ST8(h, v)  (*(gu8  *)(h) = (uint8_t)(v))
+#define ST16(h, v) (*(gu16 *)(h) = (uint16_t)(v))
+#define ST32(h, v) (*(gu32 *)(h) = (uint32_t)(v))
+#define ST64(h, v) (*(gu64 *)(h) = (uint64_t)(v))
 
-/* Before a guest access of n bytes at a: window check, then fence. */
-#define MEM_CHECK(a, n) do {                                            \
-        if (unlikely(!guest_range_in_window((a), (n)))) {               \
-            fault_addr = (a);                                           \
-            goto segv;                                                  \
-        }                                                               \
+/* The host address of a guest access of n bytes at a (its value), after
+ * the fence; a fault leaves through mem_fault. */
+#define HOST(a, n, acc) ({                                              \
+        uint64_t a_ = (a);                                              \
+        void *h_;                                                       \
+        if (likely(guest_mem_in_window(a_, (n))))                       \
+            h_ = guest_mem.base + a_;                                   \
+        else if (!(h_ = mem_slow(cpu, a_, (n), (acc), &fault)))         \
+            goto mem_fault;                                             \
         SIGNAL_FENCE();                                                 \
-    } while (0)
+        h_;                                                             \
+    })
 
-/* Before an LR/SC/AMO: natural alignment, then as MEM_CHECK. */
-#define AMO_CHECK(a, n) do {                                            \
-        if (unlikely((a) & ((n) - 1))) {                                \
-            fault_addr = (a);                                           \
-            goto misaligned;                                            \
+/* An LR/SC/AMO's host address: natural alignment, then as HOST. */
+#define AMO_HOST(a, n) ({                                               \
+        uint64_t aa_ = (a);                                             \
+        if (unlikely(aa_ & ((n) - 1))) {                                \
+            fault = (MemFault){ MEM_FAULT_MISALIGNED, MEM_AMO, aa_ };   \
+            goto mem_fault;                                             \
         }                                                               \
-        MEM_CHECK(a, n);                                                \
-    } while (0)
+        HOST(aa_, (n), MEM_AMO);                                        \
+    })
 
 /* Operand shorthands for the switch. */
 #define RS1  x[in->rs1]
@@ -393,15 +408,15 @@ static bool exec_csr(CPUState *cpu, const Insn *in)
 #define EA   (RS1 + IMM)
 
 #define AMO_W(op) do {                                                  \
-        uint64_t a_ = RS1, v_ = RS2;                                    \
-        AMO_CHECK(a_, 4);                                               \
-        RD = sext32(amo32((uint32_t *)g2h(a_), (op), (uint32_t)v_));    \
+        uint64_t v_ = RS2;                                              \
+        uint32_t *h_ = AMO_HOST(RS1, 4);                                \
+        RD = sext32(amo32(h_, (op), (uint32_t)v_));                     \
     } while (0)
 
 #define AMO_D(op) do {                                                  \
-        uint64_t a_ = RS1, v_ = RS2;                                    \
-        AMO_CHECK(a_, 8);                                               \
-        RD = amo64((uint64_t *)g2h(a_), (op), v_);                      \
+        uint64_t v_ = RS2;                                              \
+        uint64_t *h_ = AMO_HOST(RS1, 8);                                \
+        RD = amo64(h_, (op), v_);                                       \
     } while (0)
 
 #define BRANCH(cond) do {                                               \
@@ -421,34 +436,28 @@ static inline __attribute__((always_inline))
 enum exit_reason run(CPUState *cpu, unsigned straight)
 {
     uint64_t *const x = cpu->x;
-    DCacheEntry *const dc = likely(dcache != NULL) ? dcache : dcache_map();
+    DCacheEntry *const dc = likely(cpu->dcache != NULL) ? cpu->dcache : dcache_map(cpu);
     uint64_t pc = cpu->pc;
-    uint64_t npc, fault_addr;
+    uint64_t npc;
+    MemFault fault;
 
-    uint32_t gen = dcache_sync();
+    uint32_t gen = dcache_sync(cpu);
     for (;;) {
         /* -- Fetch and decode -- */
         cpu->pc = pc;
-        if (unlikely(!guest_range_in_window(pc, 2))) {
-            fault_addr = pc;
-            goto segv;
-        }
-        SIGNAL_FENCE();
+        /* Aligned: 4 bytes in one load, as hardware does (they share a page). */
+        const void *h = HOST(pc, (pc & 3) == 0 ? 4 : 2, MEM_FETCH);
         uint32_t bits;
-        if ((pc & 3) == 0 && guest_range_in_window(pc, 4)) {
-            bits = insn_bits_of_word(LD32(pc));     /* one load, as hardware does */
-        } else if (((bits = LD16(pc)) & 3) == 3) {
-            if (unlikely(!guest_range_in_window(pc + 2, 2))) {
-                fault_addr = pc + 2;
-                goto segv;
-            }
-            bits |= (uint32_t)LD16(pc + 2) << 16;
+        if ((pc & 3) == 0) {
+            bits = insn_bits_of_word(LD32(h));
+        } else if (((bits = LD16(h)) & 3) == 3) {
+            bits |= (uint32_t)LD16(HOST(pc + 2, 2, MEM_FETCH)) << 16;
         }
         DCacheEntry *e = &dc[(pc >> 1) & dcache_mask];
         if (unlikely(e->pc != pc || e->bits != bits || e->gen != gen) &&
-            !dcache_fill(e, pc, bits)) {
-            fault_addr = pc;
-            goto noexec;
+            !dcache_fill(cpu, e, pc, bits)) {
+            fault = (MemFault){ MEM_FAULT_PROT, MEM_FETCH, pc };
+            goto mem_fault;
         }
         const Insn *const in = &e->in;
         npc = pc + in->len;
@@ -477,17 +486,17 @@ enum exit_reason run(CPUState *cpu, unsigned straight)
         case OP_bgeu: BRANCH(RS1 >= RS2); break;                /* bgeu */
 
         /* RV64I: loads and stores */
-        case OP_lb:  { uint64_t a = EA; MEM_CHECK(a, 1); RD = (uint64_t)(int64_t)(int8_t)LD8(a); break; }
-        case OP_lh:  { uint64_t a = EA; MEM_CHECK(a, 2); RD = (uint64_t)(int64_t)(int16_t)LD16(a); break; }
-        case OP_lw:  { uint64_t a = EA; MEM_CHECK(a, 4); RD = sext32(LD32(a)); break; }
-        case OP_ld:  { uint64_t a = EA; MEM_CHECK(a, 8); RD = LD64(a); break; }
-        case OP_lbu: { uint64_t a = EA; MEM_CHECK(a, 1); RD = LD8(a); break; }
-        case OP_lhu: { uint64_t a = EA; MEM_CHECK(a, 2); RD = LD16(a); break; }
-        case OP_lwu: { uint64_t a = EA; MEM_CHECK(a, 4); RD = LD32(a); break; }
-        case OP_sb:  { uint64_t a = EA; MEM_CHECK(a, 1); ST8(a, RS2); break; }
-        case OP_sh:  { uint64_t a = EA; MEM_CHECK(a, 2); ST16(a, RS2); break; }
-        case OP_sw:  { uint64_t a = EA; MEM_CHECK(a, 4); ST32(a, RS2); break; }
-        case OP_sd:  { uint64_t a = EA; MEM_CHECK(a, 8); ST64(a, RS2); break; }
+        case OP_lb:  { RD = (uint64_t)(int64_t)(int8_t)LD8(HOST(EA, 1, MEM_LOAD)); break; }
+        case OP_lh:  { RD = (uint64_t)(int64_t)(int16_t)LD16(HOST(EA, 2, MEM_LOAD)); break; }
+        case OP_lw:  { RD = sext32(LD32(HOST(EA, 4, MEM_LOAD))); break; }
+        case OP_ld:  { RD = LD64(HOST(EA, 8, MEM_LOAD)); break; }
+        case OP_lbu: { RD = LD8(HOST(EA, 1, MEM_LOAD)); break; }
+        case OP_lhu: { RD = LD16(HOST(EA, 2, MEM_LOAD)); break; }
+        case OP_lwu: { RD = LD32(HOST(EA, 4, MEM_LOAD)); break; }
+        case OP_sb:  { ST8(HOST(EA, 1, MEM_STORE), RS2); break; }
+        case OP_sh:  { ST16(HOST(EA, 2, MEM_STORE), RS2); break; }
+        case OP_sw:  { ST32(HOST(EA, 4, MEM_STORE), RS2); break; }
+        case OP_sd:  { ST64(HOST(EA, 8, MEM_STORE), RS2); break; }
 
         /* RV64I: register-immediate */
         case OP_addi:  RD = RS1 + IMM; break;                   /* addi */
@@ -525,14 +534,15 @@ enum exit_reason run(CPUState *cpu, unsigned straight)
 
         /* RV64I: system */
         case OP_fence:   break;     /* fence: host atomics are seq_cst; nothing to do */
-        case OP_fence_i:            /* the decode cache is tagged by bits; exec.c */
+        case OP_fence_i:            /* the decode cache is tagged by bits; dispatch.c */
             cpu->fence_i_count++;   /* flushes translations after interp_block */
             break;
         case OP_ecall:
             cpu->pc = pc;
             return EXIT_ECALL;
         case OP_ebreak:
-            return fault_exit(cpu, pc, SIGTRAP, TRAP_BRKPT, pc, EXIT_EBREAK);
+            cpu->pc = pc;
+            return EXIT_EBREAK;
 
         /* Zicsr */
         case OP_csrrw: case OP_csrrs: case OP_csrrc:
@@ -559,8 +569,7 @@ enum exit_reason run(CPUState *cpu, unsigned straight)
         /* A: load-reserved / store-conditional */
         case OP_lr_w: {                                         /* lr.w */
             uint64_t a = RS1;
-            AMO_CHECK(a, 4);
-            uint32_t v = __atomic_load_n((uint32_t *)g2h(a), __ATOMIC_SEQ_CST);
+            uint32_t v = __atomic_load_n((uint32_t *)AMO_HOST(a, 4), __ATOMIC_SEQ_CST);
             cpu->res_addr = a;
             cpu->res_val = v;
             cpu->res_valid = true;
@@ -569,8 +578,7 @@ enum exit_reason run(CPUState *cpu, unsigned straight)
         }
         case OP_lr_d: {                                         /* lr.d */
             uint64_t a = RS1;
-            AMO_CHECK(a, 8);
-            uint64_t v = __atomic_load_n((uint64_t *)g2h(a), __ATOMIC_SEQ_CST);
+            uint64_t v = __atomic_load_n((uint64_t *)AMO_HOST(a, 8), __ATOMIC_SEQ_CST);
             cpu->res_addr = a;
             cpu->res_val = v;
             cpu->res_valid = true;
@@ -579,10 +587,10 @@ enum exit_reason run(CPUState *cpu, unsigned straight)
         }
         case OP_sc_w: {                                         /* sc.w */
             uint64_t a = RS1, v = RS2, fail = 1;
-            AMO_CHECK(a, 4);
+            uint32_t *h = AMO_HOST(a, 4);
             if (cpu->res_valid && cpu->res_addr == a) {
                 uint32_t expect = (uint32_t)cpu->res_val;
-                if (__atomic_compare_exchange_n((uint32_t *)g2h(a), &expect, (uint32_t)v,
+                if (__atomic_compare_exchange_n(h, &expect, (uint32_t)v,
                                                 false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
                     fail = 0;
             }
@@ -592,10 +600,10 @@ enum exit_reason run(CPUState *cpu, unsigned straight)
         }
         case OP_sc_d: {                                         /* sc.d */
             uint64_t a = RS1, v = RS2, fail = 1;
-            AMO_CHECK(a, 8);
+            uint64_t *h = AMO_HOST(a, 8);
             if (cpu->res_valid && cpu->res_addr == a) {
                 uint64_t expect = cpu->res_val;
-                if (__atomic_compare_exchange_n((uint64_t *)g2h(a), &expect, v,
+                if (__atomic_compare_exchange_n(h, &expect, v,
                                                 false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
                     fail = 0;
             }
@@ -625,10 +633,10 @@ enum exit_reason run(CPUState *cpu, unsigned straight)
         case OP_amomaxu_d: AMO_D(AMO_MAXU); break;              /* amomaxu.d */
 
         /* F/D loads and stores (single values are NaN-boxed in f[]) */
-        case OP_flw: { uint64_t a = EA; MEM_CHECK(a, 4); cpu->f[in->rd] = 0xffffffff00000000ULL | LD32(a); break; }
-        case OP_fld: { uint64_t a = EA; MEM_CHECK(a, 8); cpu->f[in->rd] = LD64(a); break; }
-        case OP_fsw: { uint64_t a = EA; MEM_CHECK(a, 4); ST32(a, cpu->f[in->rs2]); break; }
-        case OP_fsd: { uint64_t a = EA; MEM_CHECK(a, 8); ST64(a, cpu->f[in->rs2]); break; }
+        case OP_flw: { cpu->f[in->rd] = 0xffffffff00000000ULL | LD32(HOST(EA, 4, MEM_LOAD)); break; }
+        case OP_fld: { cpu->f[in->rd] = LD64(HOST(EA, 8, MEM_LOAD)); break; }
+        case OP_fsw: { ST32(HOST(EA, 4, MEM_STORE), cpu->f[in->rs2]); break; }
+        case OP_fsd: { ST64(HOST(EA, 8, MEM_STORE), cpu->f[in->rs2]); break; }
 
         /* F/D arithmetic, compares, conversions, moves: interp_fp.c */
         case OP_fmadd_s: case OP_fmsub_s: case OP_fnmsub_s: case OP_fnmadd_s:
@@ -721,17 +729,14 @@ enum exit_reason run(CPUState *cpu, unsigned straight)
             cpu->pc = pc;
             return straight ? EXIT_NONE : EXIT_REQUEST;
         }
-        gen = dcache_sync();
+        gen = dcache_sync(cpu);
     }
 
 illegal:
-    return fault_exit(cpu, pc, SIGILL, ILL_ILLOPC, pc, EXIT_ILLEGAL);
-segv:
-    return fault_exit(cpu, pc, SIGSEGV, SEGV_MAPERR, fault_addr, EXIT_FAULT);
-noexec:     /* mapped and readable (the fetch worked) but not PROT_EXEC */
-    return fault_exit(cpu, pc, SIGSEGV, SEGV_ACCERR, fault_addr, EXIT_FAULT);
-misaligned:
-    return fault_exit(cpu, pc, SIGBUS, BUS_ADRALN, fault_addr, EXIT_FAULT);
+    cpu->pc = pc;
+    return EXIT_ILLEGAL;
+mem_fault:
+    return fault_exit(cpu, pc, &fault);
 }
 
 /* -- Entry points ---------------------------------------------------------- */
@@ -763,7 +768,7 @@ static enum exit_reason guarded(CPUState *cpu, enum exit_reason (*fn)(CPUState *
 
     if (sigsetjmp(jb, 0)) {
         guest_fault.jmp = outer;
-        guest_fault_record(cpu);
+        cpu->fault = guest_fault.fault;
         cpu->x[0] = 0;
         return EXIT_FAULT;
     }

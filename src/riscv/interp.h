@@ -28,7 +28,10 @@ void interp_flush_cache(void);
  * guest code runs. */
 void interp_small_cache(void);
 
-/* The calling thread ends: unmap its decoded-instruction cache. */
-void interp_thread_exit(void);
+/* A vCPU's decoded-instruction cache: interp_cpu_init before its first
+ * run (a CPUState copied from another must not share its cache), and
+ * interp_cpu_exit unmaps it. */
+void interp_cpu_init(CPUState *cpu);
+void interp_cpu_exit(CPUState *cpu);
 
 #endif

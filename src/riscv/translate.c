@@ -25,7 +25,6 @@
 #include <sys/platform/x86.h>
 
 #include "riscv/insn.h"
-#include "user/mm.h"
 #include "exec/settings.h"
 #include "x86/backend.h"
 #include "riscv/translate_priv.h"
@@ -328,7 +327,7 @@ static bool const_address(const T *t, int size, uint64_t *addr)
     if (!known_value(t, t->in->rs1, &base))
         return false;
     *addr = base + (uint64_t)t->in->imm;
-    return *addr <= GUEST_SPACE_SIZE - (uint64_t)size;
+    return guest_mem_in_window(*addr, (uint64_t)size);
 }
 
 static bool tr_load(T *t, int size, bool sign)
@@ -617,10 +616,10 @@ static bool translate_insn(T *t)
 static uint32_t fetch(uint64_t pc)
 {
     if ((pc & 3) == 0)
-        return insn_bits_of_word(__atomic_load_n((const uint32_t *)g2h(pc), __ATOMIC_RELAXED));
-    uint32_t bits = *(const uint16_t *)g2h(pc);
+        return insn_bits_of_word(__atomic_load_n((const uint32_t *)guest_mem_code(pc), __ATOMIC_RELAXED));
+    uint32_t bits = *(const uint16_t *)guest_mem_code(pc);
     if ((bits & 3) == 3)
-        bits |= (uint32_t)*(const uint16_t *)g2h(pc + 2) << 16;
+        bits |= (uint32_t)*(const uint16_t *)guest_mem_code(pc + 2) << 16;
     return bits;
 }
 
@@ -670,9 +669,9 @@ static void track_constants(T *t)
 /* Does the instruction at n (> 0) in a block from page start a new block? */
 static bool block_limit(unsigned n, uint64_t pc, uint64_t page)
 {
-    if (n == TB_MAX_INSNS || pc / GUEST_PAGE_SIZE != page)
+    if (n == TB_MAX_INSNS || pc / TARGET_PAGE_SIZE != page)
         return true;
-    return (pc + insn_length(*(const uint16_t *)g2h(pc)) - 1) / GUEST_PAGE_SIZE != page;
+    return (pc + insn_length(*(const uint16_t *)guest_mem_code(pc)) - 1) / TARGET_PAGE_SIZE != page;
 }
 
 /*
@@ -689,7 +688,7 @@ static bool block_limit(unsigned n, uint64_t pc, uint64_t page)
  */
 static unsigned predecode(uint64_t pc, Insn pre[TB_MAX_INSNS], uint8_t uses[32])
 {
-    uint64_t page = pc / GUEST_PAGE_SIZE;
+    uint64_t page = pc / TARGET_PAGE_SIZE;
     bool first_bb = true;
     unsigned n;
     memset(uses, 0, 32);
@@ -784,7 +783,7 @@ static bool stays_narrow(const Insn *pre, unsigned npre, unsigned n)
 void translate_block(TB *tb, Emit *e, Emit *cold, uint16_t map[][2])
 {
     BeCtx c = { .e = *e, .cold = *cold, .tb = tb, .entry = e->p };
-    uint64_t page = tb->pc / GUEST_PAGE_SIZE;
+    uint64_t page = tb->pc / TARGET_PAGE_SIZE;
     uint64_t pc = tb->pc;
     Insn in;
     T t = { .c = &c, .e = &c.e, .in = &in, .known = 1 };    /* x0 = 0 */

@@ -17,8 +17,9 @@
  * Translate the block starting at tb->pc into host code at e->p (the TB
  * entry), with the code that rarely runs (slow paths, exit stubs) at
  * cold->p, away from the hot code so that runs of hot code stay dense in
- * the instruction cache. The caller holds the mapping table read-locked and has checked
- * that the first instruction is executable; the block stops before any
+ * the instruction cache. The caller holds guest_mem.ops->code_lock and has
+ * checked that the first instruction may be fetched (code_ok); the block
+ * reads its code through guest_mem_code and stops before any
  * instruction that starts on another page or crosses into one (unless it is
  * the first, whose second page the caller also checked).
  * Fills tb->guest_size, ninsns, jmp_field/jmp_stub, and map[i] =

@@ -9,31 +9,12 @@
 #include "riscv/cpu.h"
 #include "riscv/insn.h"
 #include "user/cpu_loop.h"
+#include "user/fault.h"
 #include "user/gdbstub.h"
 #include "user/mm.h"
 #include "user/options.h"
 #include "user/signal.h"
 #include "user/syscall.h"
-
-/* Print one instruction in objdump's layout for -d in_asm / exec. */
-void log_insn(uint64_t pc)
-{
-    Insn in;
-    char text[96];
-    uint32_t bits;
-    if (copy_from_guest(&bits, pc, 2) < 0)
-        return;
-    if (insn_length((uint16_t)bits) == 4 && copy_from_guest(&bits, pc, 4) < 0)
-        return;
-    insn_decode(bits, &in);
-    insn_disasm(&in, pc, text, sizeof text);
-    if (in.len == 2)
-        fprintf(log_file, "%8llx:\t%04x                \t%s\n",
-                (unsigned long long)pc, in.craw, text);
-    else
-        fprintf(log_file, "%8llx:\t%08x          \t%s\n",
-                (unsigned long long)pc, in.raw, text);
-}
 
 /*
  * With -d in_asm or exec, run one instruction at a time so each can be
@@ -57,7 +38,7 @@ static enum exit_reason run_logged(CPUState *cpu)
                 h++;
             if (!seen[h & (seen_cap - 1)]) {
                 seen[h & (seen_cap - 1)] = pc + 1;
-                log_insn(pc);
+                insn_print_at(log_file, pc);
             }
         }
         enum exit_reason r = interp_step(cpu);
@@ -71,6 +52,7 @@ static enum exit_reason run_logged(CPUState *cpu)
 _Noreturn void cpu_loop(CPUState *cpu)
 {
     bool logged = opt.interp_only && (log_mask & (LOG_IN_ASM | LOG_EXEC));
+    exec_cpu_init(cpu);
     signal_attach(cpu);
     for (;;) {
         enum exit_reason r = gdb_active ? gdb_run(cpu) : logged ? run_logged(cpu)
@@ -83,13 +65,15 @@ _Noreturn void cpu_loop(CPUState *cpu)
             if (log_mask & LOG_UNIMP) {
                 fprintf(log_file, "xlat: illegal instruction at pc 0x%llx: ",
                         (unsigned long long)cpu->pc);
-                log_insn(cpu->pc);
+                insn_print_at(log_file, cpu->pc);
             }
             /* fall through */
         case EXIT_EBREAK:
-        case EXIT_FAULT:
-            signal_raise_sync(cpu, cpu->fault_signal, cpu->fault_code, cpu->fault_addr);
+        case EXIT_FAULT: {
+            GuestSignal s = fault_signal_of(cpu, r);
+            signal_raise_sync(cpu, s.signo, s.code, s.addr);
             break;
+        }
         case EXIT_REQUEST:
             cpu->exit_request = 0;         /* before looking at what was asked */
             break;

@@ -17,7 +17,4 @@
 /* Run the guest thread whose state is cpu until it exits. */
 _Noreturn void cpu_loop(CPUState *cpu);
 
-/* Print the instruction at guest pc in objdump's layout to the log file. */
-void log_insn(uint64_t pc);
-
 #endif

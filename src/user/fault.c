@@ -1,13 +1,14 @@
 /*
  * Host SIGSEGV/SIGBUS -> guest memory fault.
  *
- * The interpreter (and later translated code) touches guest memory with
- * plain host loads and stores at g2h(A). When the guest page is unmapped or
- * protected, the host raises SIGSEGV (or SIGBUS past the end of a mapped
- * file). The handler below turns that into a guest fault: if the faulting
- * host address is inside the guest window and the thread is inside a guest
- * access (guest_fault.jmp set), it records the guest address, signal and
- * si_code and siglongjmps back to the run loop, which reports EXIT_FAULT.
+ * The interpreter and translated code touch guest memory with plain host
+ * loads and stores at g2h(A). When the guest page is unmapped or protected,
+ * the host raises SIGSEGV (or SIGBUS past the end of a mapped file). The
+ * handler below turns that into a guest fault: if the faulting host address
+ * is inside the guest window and the thread is inside a guest access
+ * (guest_fault.jmp set), it records the MemFault and siglongjmps back to
+ * the run loop, which reports EXIT_FAULT; fault_signal_of then says which
+ * signal the guest gets.
  *
  * Anything else is a bug in xlat itself: print where it happened and die
  * with the original signal, so a core dump / debugger sees the real fault.
@@ -30,11 +31,11 @@
 #include <unistd.h>
 
 #include "exec/exec.h"
+#include "user/code_watch.h"
 #include "user/mm.h"
 #include "user/signal.h"
 #include "user/vfork.h"
 
-__thread GuestFault guest_fault;
 
 /* Big enough for the handler plus an ASan/UBSan report. */
 #define ALT_STACK_SIZE (64 * 1024)
@@ -119,7 +120,7 @@ static void internal_fault(int sig, const siginfo_t *si, const void *uctx)
 
 static void fault_handler(int sig, siginfo_t *si, void *uctx)
 {
-    GuestFault *gf = &guest_fault;
+    GuestFaultFrame *gf = &guest_fault;
 
     /* A vfork child's first store to a page since the clone: copied for
      * the parent (vfork.c), writable again; retry the store. It comes
@@ -128,7 +129,7 @@ static void fault_handler(int sig, siginfo_t *si, void *uctx)
         return;
     /* JIT: a store to a page write-protected because it holds translated
      * code; the page is writable again, retry the store. */
-    if (sig == SIGSEGV && si->si_code == SEGV_ACCERR && exec_smc_fault(si->si_addr))
+    if (sig == SIGSEGV && si->si_code == SEGV_ACCERR && code_watch_fault(si->si_addr))
         return;
     /* JIT: translated code checks only the base register, so its faulting
      * guest accesses may land in the guards around the window. */
@@ -139,9 +140,14 @@ static void fault_handler(int sig, siginfo_t *si, void *uctx)
             exec_fault_restore(uctx);
         sigjmp_buf *jmp = gf->jmp;
         gf->jmp = NULL;             /* a second fault before re-arming is a bug */
-        gf->addr = h2g(si->si_addr);
-        gf->signal = sig;
-        gf->code = si->si_code;
+        bool write = ((ucontext_t *)uctx)->uc_mcontext.gregs[REG_ERR] & 2;  /* x86 #PF: W */
+        gf->fault = (MemFault){
+            .kind = sig == SIGBUS ? MEM_FAULT_BUS
+                  : host_in_window(si->si_addr) ? MEM_FAULT_PROT    /* maybe unmapped */
+                  : MEM_FAULT_UNMAPPED,                             /* in the guards */
+            .access = write ? MEM_STORE : MEM_LOAD,
+            .addr = h2g(si->si_addr),
+        };
         siglongjmp(*jmp, 1);
     }
     if (si->si_code <= 0) {         /* sent by kill()/sigqueue(): a guest signal */
@@ -151,13 +157,23 @@ static void fault_handler(int sig, siginfo_t *si, void *uctx)
     internal_fault(sig, si, uctx);
 }
 
-void guest_fault_record(CPUState *cpu)
+GuestSignal fault_signal_of(const CPUState *cpu, enum exit_reason why)
 {
-    cpu->fault_signal = guest_fault.signal;
-    cpu->fault_code = guest_fault.code;
-    cpu->fault_addr = guest_fault.addr;
-    if (guest_fault.signal == SIGSEGV)
-        cpu->fault_code = guest_access_ok(guest_fault.addr, 1, 0) ? SEGV_ACCERR : SEGV_MAPERR;
+    if (why == EXIT_ILLEGAL)
+        return (GuestSignal){ SIGILL, ILL_ILLOPC, cpu->pc };
+    if (why == EXIT_EBREAK)
+        return (GuestSignal){ SIGTRAP, TRAP_BRKPT, cpu->pc };
+    uint64_t a = cpu->fault.addr;
+    switch (cpu->fault.kind) {
+    case MEM_FAULT_BUS:
+        return (GuestSignal){ SIGBUS, BUS_ADRERR, a };
+    case MEM_FAULT_MISALIGNED:
+        return (GuestSignal){ SIGBUS, BUS_ADRALN, a };
+    case MEM_FAULT_PROT:
+        return (GuestSignal){ SIGSEGV, guest_access_ok(a, 1, 0) ? SEGV_ACCERR : SEGV_MAPERR, a };
+    default:
+        return (GuestSignal){ SIGSEGV, SEGV_MAPERR, a };
+    }
 }
 
 /* -- Setup ---------------------------------------------------------------- */

@@ -46,9 +46,11 @@
 
 #include "exec/exec.h"
 #include "riscv/insn.h"
+#include "user/fault.h"
 #include "user/gdbstub.h"
 #include "user/mm.h"
 #include "user/options.h"
+#include "user/signal.h"
 
 bool gdb_active;
 
@@ -658,14 +660,15 @@ static bool take_interrupt(CPUState *cpu, enum exit_reason *r)
 /* A synchronous guest signal: gdb sees it first; deliver it only if asked. */
 static enum exit_reason signal_stop(CPUState *cpu, enum exit_reason r)
 {
-    int sig = r == EXIT_EBREAK ? SIGTRAP : r == EXIT_ILLEGAL ? SIGILL : cpu->fault_signal;
-    stop(cpu, sig, NULL);
+    GuestSignal s = fault_signal_of(cpu, r);
+    stop(cpu, s.signo, NULL);
     if (pending_deliver) {
         if (r == EXIT_ILLEGAL || r == EXIT_EBREAK)
             return r;
-        cpu->fault_signal = pending_deliver;
+        /* gdb may deliver another signal than the fault's (same code and address). */
+        signal_raise_sync(cpu, pending_deliver, s.code, s.addr);
         pending_deliver = 0;
-        return EXIT_FAULT;
+        return EXIT_NONE;
     }
     return EXIT_NONE;                        /* dropped: re-run the instruction */
 }

@@ -24,6 +24,7 @@
 #define _GNU_SOURCE
 #include "riscv/interp.h"
 #include "user/mm.h"
+#include "user/user_mem.h"
 #include "exec/exec.h"
 #include "exec/perfmap.h"
 #include "user/symbols.h"
@@ -193,6 +194,7 @@ void mm_init(void)
     mmap_base = PAGE_DOWN(GUEST_TASK_SIZE - gap);
     xlat_log(LOG_PAGE, "page: guest window at host %#llx, mmap base %#llx\n",
              (unsigned long long)(uintptr_t)guest_base, (unsigned long long)mmap_base);
+    user_mem_init();
 }
 
 /* -- The mapping table (callers hold mm_lock) ------------------------------ */

@@ -77,7 +77,7 @@ static int64_t retry_efault(CPUState *cpu, const SyscallDesc *d, const uint64_t 
         ret = d->fn(cpu, args);
     if (ret == -EFAULT) {
         vfork_before_exec_unprotect();
-        if (exec_unprotect_all())
+        if (exec_unwatch_all())
             ret = d->fn(cpu, args);
     }
     if (ret == -EFAULT && vfork_unprotect_all())

@@ -154,8 +154,7 @@ int64_t sys_exit(CPUState *cpu, const uint64_t *a)
     thread_release_guest();
     if (__atomic_sub_fetch(&live_threads, 1, __ATOMIC_ACQ_REL) == 0)
         thread_exit_process(__atomic_load_n(&leader_status, __ATOMIC_ACQUIRE));
-    exec_thread_exit(cpu);             /* JIT: drop this thread's jump cache */
-    interp_thread_exit();              /* and its decoded-instruction cache */
+    exec_cpu_exit(cpu);                /* its jump cache and decoded-instruction cache */
     if (owned_cpu)
         longjmp(thread_exit_jmp, 1);   /* back to thread_start, which returns */
     /* The main thread: the process lives on while other threads run. */
@@ -264,11 +263,8 @@ static int64_t clone_thread(CPUState *cpu, const CloneArgs *ca)
     child->pc = cpu->pc + 4;           /* past the ecall: the child starts in cpu_loop */
     child->res_valid = false;
     child->exit_request = 0;
-    /* The translator's per-thread state is the new thread's own: a jump
-     * cache is never shared (exec_run sets one up when jc is NULL). */
-    child->jit_kick = 0;
-    child->jc = NULL;
-    child->jit_link = 0;
+    /* The exec state (jump cache, decode cache) is the new thread's own:
+     * cpu_loop gives it one (exec_cpu_init). */
     if (ca->stack)
         child->x[2] = ca->stack;
     if (ca->flags & CLONE_SETTLS)

@@ -7,8 +7,8 @@
  * is still writable; trk = own and not yet copied, so host read-only. A
  * page leaves trk once, when it is copied ("snapshot"), so the snapshots
  * fit in arrays sized at the start. Invariant: own and not trk means
- * writable on the host, unless the JIT write-protects it (exec_smc_fault
- * and exec_unprotect_all then make it writable, the copy already taken).
+ * writable on the host, unless the JIT write-protects it (code_watch_fault
+ * and exec_unwatch_all then make it writable, the copy already taken).
  *
  * A spin lock orders the fault handler, mm.c's hooks and the releases of
  * the child's threads; none of them takes another lock while holding it,
@@ -16,6 +16,7 @@
  */
 #define _GNU_SOURCE
 #include "user/vfork.h"
+#include "user/code_watch.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -174,7 +175,7 @@ static size_t untrack(uint64_t p0, uint64_t p1, int how)
         }
         if (!bit_test(vf.trk, p))
             continue;
-        bool jit = exec_page_write_protected(p);
+        bool jit = code_watch_protected(p);
         if ((how & UT_ONLY_JIT) && !jit)
             continue;
         if (how & UT_SNAPSHOT)
@@ -322,10 +323,10 @@ static bool track_start(void)
         const Range *r = &vf.ranges[i];
         for (uint64_t p = r->first; p < r->end; p++) {
             bit_set(vf.own, p);
-            /* The JIT's protected pages: exec_unprotect_all may make them
+            /* The JIT's protected pages: exec_unwatch_all may make them
              * writable behind the handler's back, so copy them now. */
             bit_set(vf.trk, p);
-            if (exec_page_write_protected(p))
+            if (code_watch_protected(p))
                 snapshot(p);
         }
         if (mprotect(g2h(r->first * PAGE), (r->end - r->first) * PAGE, PROT_READ) != 0) {
@@ -433,7 +434,7 @@ static void apply(uint64_t addr, const uint8_t *bytes, uint32_t len)
 {
     /* Checked against the parent's mappings (its other threads may have
      * changed them meanwhile). A store into a page holding translated
-     * code: exec_smc_fault drops the translations on the way. */
+     * code: code_watch_fault drops the translations on the way. */
     if (copy_to_guest(addr, bytes, len) != 0)
         return;
     int prot = guest_prot_at(addr);
@@ -492,7 +493,7 @@ bool vfork_write_fault(void *addr)
     spin_lock();
     if (bit_test(vf.trk, page)) {
         snapshot(page);
-        if (!exec_page_write_protected(page) &&
+        if (!code_watch_protected(page) &&
             mprotect(g2h(page * PAGE), PAGE, PROT_READ | PROT_WRITE) != 0) {
             bit_clear(vf.own, page);
             ok = false;
@@ -503,8 +504,8 @@ bool vfork_write_fault(void *addr)
         say("xlat: vfork: cannot make a tracked page writable again\n");
         return false;
     }
-    /* Copied; a page the JIT protects is exec_smc_fault's to open. */
-    return !exec_page_write_protected(page);
+    /* Copied; a page the JIT protects is code_watch_fault's to open. */
+    return !code_watch_protected(page);
 }
 
 bool vfork_unprotect_args(const uint64_t *args, int n)

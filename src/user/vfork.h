@@ -93,7 +93,7 @@ bool vfork_write_fault(void *addr);
  *    page (a heuristic: the kernel writes where a pointer argument
  *    points). True if there were any: retry, and again while true.
  *  - vfork_before_exec_unprotect: copy the tracked pages the JIT also
- *    protects, before exec_unprotect_all makes them writable.
+ *    protects, before exec_unwatch_all makes them writable.
  *  - vfork_unprotect_all: the last resort (the buffer is reached through
  *    another pointer, as readv's are): copy and unprotect every tracked
  *    page. True if there were any.

@@ -43,9 +43,6 @@ static int gbase_reg = REG_GBASE;
 
 const int8_t *be_cur_map = be_guest_reg;
 
-/* The helper behind be_call_interp (exec.c). */
-extern uint64_t jit_helper_interp(CPUState *cpu, uint64_t pc);
-
 /* -- Mapped registers ------------------------------------------------------ */
 
 void be_store_mapped(Emit *e)
@@ -267,7 +264,7 @@ void be_gen_runtime(Emit *e, JitRuntime *rt, uint8_t *gbase)
 
 /*
  * Jump-cache probe, rax = guest pc: entry (pc >> 1) mod entries, at byte
- * (pc << 3) & cpu->jc_offset_mask (the cache grows, exec.c: jc_fit) of the
+ * (pc << 3) & cpu->jc_offset_mask (the cache grows, jump_cache.c: jc_fit) of the
  * table cpu->jc_probe (poisoned by exec_kick), compare the tag, jump to the
  * host code; on a miss, jump to `miss` with rax intact. Clobbers rcx.
  */

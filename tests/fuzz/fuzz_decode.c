@@ -87,6 +87,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
         abort();
     }
     fill_ecalls(CODE, CODE_LEN);
+    exec_cpu_init(&cpu);
     pthread_t t;
     pthread_create(&t, NULL, watchdog, NULL);
     return 0;

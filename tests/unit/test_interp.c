@@ -31,6 +31,10 @@ __attribute__((weak)) Options opt;
 static int failures;
 static CPUState cpu;
 
+/* The signal user mode makes of cpu's memory fault (user/fault.c). */
+#define FSIG  (fault_signal_of(&cpu, EXIT_FAULT).signo)
+#define FCODE (fault_signal_of(&cpu, EXIT_FAULT).code)
+
 #define CHECK(cond) do {                                                  \
         if (!(cond)) {                                                    \
             printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond);        \
@@ -101,6 +105,7 @@ static void set64(uint64_t ga, uint64_t v) { memcpy(g2h(ga), &v, 8); }
 
 static void reset_cpu(void)
 {
+    interp_cpu_exit(&cpu);
     memset(&cpu, 0, sizeof cpu);
     cpu.pc = CODE;
 }
@@ -475,9 +480,11 @@ static void test_atomics(void)
     cpu.x[11] = a + 4;
     cpu.x[4] = 1234;
     CHECK_EQ(step1(amo(OP_amoadd_d, 4, 11, 3)), EXIT_FAULT);
-    CHECK_EQ(cpu.fault_signal, SIGBUS);
-    CHECK_EQ(cpu.fault_code, BUS_ADRALN);
-    CHECK_EQ(cpu.fault_addr, a + 4);
+    CHECK_EQ(cpu.fault.kind, MEM_FAULT_MISALIGNED);
+    CHECK_EQ(cpu.fault.access, MEM_AMO);
+    CHECK_EQ(FSIG, SIGBUS);
+    CHECK_EQ(FCODE, BUS_ADRALN);
+    CHECK_EQ(cpu.fault.addr, a + 4);
     CHECK_EQ(cpu.pc, CODE);
     CHECK_EQ(cpu.x[4], 1234);
 }
@@ -524,7 +531,7 @@ static void test_csr(void)
     CHECK_EQ(cpu.x[6], 55);
     CHECK_EQ(step1(csr_type(OP_csrrsi, 6, 1, CSR_TIME)), EXIT_ILLEGAL);
     CHECK_EQ(step1(csr_type(OP_csrrs, 6, 0, 0x300)), EXIT_ILLEGAL);   /* mstatus */
-    CHECK_EQ(cpu.fault_signal, SIGILL);
+    CHECK_EQ(cpu.pc, CODE);
     CHECK_EQ(cpu.x[6], 55);
 }
 
@@ -535,9 +542,9 @@ static void test_exits(void)
     cpu.pc = CODE + 8;
     CHECK_EQ(interp_run(&cpu), EXIT_ILLEGAL);
     CHECK_EQ(cpu.pc, CODE + 8);
-    CHECK_EQ(cpu.fault_signal, SIGILL);
-    CHECK_EQ(cpu.fault_code, ILL_ILLOPC);
-    CHECK_EQ(cpu.fault_addr, CODE + 8);
+    CHECK_EQ(fault_signal_of(&cpu, EXIT_ILLEGAL).signo, SIGILL);
+    CHECK_EQ(fault_signal_of(&cpu, EXIT_ILLEGAL).code, ILL_ILLOPC);
+    CHECK_EQ(fault_signal_of(&cpu, EXIT_ILLEGAL).addr, CODE + 8);
 
     CHECK_EQ(step1(0x00100073), EXIT_EBREAK);
     CHECK_EQ(cpu.pc, CODE);
@@ -565,9 +572,11 @@ static void test_faults(void)
     cpu.x[7] = HOLE;
     CHECK_EQ(run_words(prog, 3), EXIT_FAULT);
     CHECK_EQ(cpu.pc, CODE + 4);
-    CHECK_EQ(cpu.fault_signal, SIGSEGV);
-    CHECK_EQ(cpu.fault_addr, HOLE + 8);
-    CHECK_EQ(cpu.fault_code, SEGV_MAPERR);
+    CHECK_EQ(cpu.fault.kind, MEM_FAULT_PROT);        /* the host's view of an unmapped page */
+    CHECK_EQ(cpu.fault.access, MEM_LOAD);
+    CHECK_EQ(FSIG, SIGSEGV);
+    CHECK_EQ(cpu.fault.addr, HOLE + 8);
+    CHECK_EQ(FCODE, SEGV_MAPERR);
     CHECK_EQ(cpu.x[5], 1);
     CHECK_EQ(cpu.x[6], 0x66);
     CHECK_EQ(cpu.instret, 1);
@@ -576,16 +585,18 @@ static void test_faults(void)
     reset_cpu();
     cpu.x[7] = HOLE;
     CHECK_EQ(step1(s_type(OP_sw, 5, 7, -4)), EXIT_FAULT);
-    CHECK_EQ(cpu.fault_addr, HOLE - 4);
+    CHECK_EQ(cpu.fault.access, MEM_STORE);
+    CHECK_EQ(cpu.fault.addr, HOLE - 4);
     cpu.x[7] = 1ULL << 45;
     CHECK_EQ(step1(i_type(OP_lw, 6, 7, 0)), EXIT_FAULT);
-    CHECK_EQ(cpu.fault_signal, SIGSEGV);
-    CHECK_EQ(cpu.fault_code, SEGV_MAPERR);
-    CHECK_EQ(cpu.fault_addr, 1ULL << 45);
+    CHECK_EQ(cpu.fault.kind, MEM_FAULT_UNMAPPED);
+    CHECK_EQ(FSIG, SIGSEGV);
+    CHECK_EQ(FCODE, SEGV_MAPERR);
+    CHECK_EQ(cpu.fault.addr, 1ULL << 45);
     CHECK_EQ(cpu.pc, CODE);
     cpu.x[7] = GUEST_SPACE_SIZE - 4;                /* straddles the window end */
     CHECK_EQ(step1(i_type(OP_ld, 6, 7, 0)), EXIT_FAULT);
-    CHECK_EQ(cpu.fault_code, SEGV_MAPERR);
+    CHECK_EQ(FCODE, SEGV_MAPERR);
 
     /* store into a read-only page: nothing written, ACCERR */
     set64(DATA + 0x1000, 0);
@@ -593,12 +604,14 @@ static void test_faults(void)
     cpu.x[7] = DATA + 0x1000;
     cpu.x[5] = 0x55;
     CHECK_EQ(step1(s_type(OP_sd, 5, 7, 0)), EXIT_FAULT);
-    CHECK_EQ(cpu.fault_signal, SIGSEGV);
-    CHECK_EQ(cpu.fault_code, SEGV_ACCERR);
-    CHECK_EQ(cpu.fault_addr, DATA + 0x1000);
+    CHECK_EQ(cpu.fault.kind, MEM_FAULT_PROT);
+    CHECK_EQ(cpu.fault.access, MEM_STORE);
+    CHECK_EQ(FSIG, SIGSEGV);
+    CHECK_EQ(FCODE, SEGV_ACCERR);
+    CHECK_EQ(cpu.fault.addr, DATA + 0x1000);
     CHECK_EQ(get64(DATA + 0x1000), 0);
     CHECK_EQ(step1(amo(OP_amoadd_d, 4, 7, 5)), EXIT_FAULT);
-    CHECK_EQ(cpu.fault_code, SEGV_ACCERR);
+    CHECK_EQ(FCODE, SEGV_ACCERR);
     CHECK_EQ(step1(i_type(OP_ld, 6, 7, 0)), EXIT_NONE);
     CHECK_EQ(guest_mprotect(DATA + 0x1000, 0x1000, PROT_READ | PROT_WRITE), 0);
 
@@ -606,19 +619,21 @@ static void test_faults(void)
     cpu.pc = HOLE + 0x10;
     CHECK_EQ(interp_run(&cpu), EXIT_FAULT);
     CHECK_EQ(cpu.pc, HOLE + 0x10);
-    CHECK_EQ(cpu.fault_addr, HOLE + 0x10);
-    CHECK_EQ(cpu.fault_code, SEGV_MAPERR);
+    CHECK_EQ(cpu.fault.addr, HOLE + 0x10);
+    CHECK_EQ(FCODE, SEGV_MAPERR);
     cpu.pc = 1ULL << 50;
     CHECK_EQ(interp_run(&cpu), EXIT_FAULT);
-    CHECK_EQ(cpu.fault_addr, 1ULL << 50);
+    CHECK_EQ(cpu.fault.addr, 1ULL << 50);
 
     /* fetch from a readable page without PROT_EXEC */
     put32(DATA + 0x20, i_type(OP_addi, 5, 0, 1));
     cpu.pc = DATA + 0x20;
     CHECK_EQ(interp_run(&cpu), EXIT_FAULT);
-    CHECK_EQ(cpu.fault_signal, SIGSEGV);
-    CHECK_EQ(cpu.fault_code, SEGV_ACCERR);
-    CHECK_EQ(cpu.fault_addr, DATA + 0x20);
+    CHECK_EQ(cpu.fault.kind, MEM_FAULT_PROT);
+    CHECK_EQ(cpu.fault.access, MEM_FETCH);
+    CHECK_EQ(FSIG, SIGSEGV);
+    CHECK_EQ(FCODE, SEGV_ACCERR);
+    CHECK_EQ(cpu.fault.addr, DATA + 0x20);
 
     /* code that loses PROT_EXEC after it ran (and was cached) */
     uint64_t pg = CODE + 0x8000;
@@ -629,7 +644,7 @@ static void test_faults(void)
     interp_flush_cache();
     cpu.pc = pg;
     CHECK_EQ(interp_step(&cpu), EXIT_FAULT);
-    CHECK_EQ(cpu.fault_code, SEGV_ACCERR);
+    CHECK_EQ(FCODE, SEGV_ACCERR);
     CHECK_EQ(guest_mprotect(pg, 0x1000, PROT_READ | PROT_WRITE | PROT_EXEC), 0);
     cpu.pc = pg;
     CHECK_EQ(interp_step(&cpu), EXIT_NONE);
@@ -646,12 +661,12 @@ static void test_faults(void)
     CHECK_EQ(cpu.x[10], 2);
     CHECK_EQ(cpu.pc, end);
     CHECK_EQ(interp_step(&cpu), EXIT_FAULT);
-    CHECK_EQ(cpu.fault_addr, end);
+    CHECK_EQ(cpu.fault.addr, end);
     put16(end - 2, 0x0513);                     /* first half of a 32-bit addi */
     cpu.pc = end - 2;
     CHECK_EQ(interp_step(&cpu), EXIT_FAULT);
     CHECK_EQ(cpu.pc, end - 2);
-    CHECK_EQ(cpu.fault_addr, end);
+    CHECK_EQ(cpu.fault.addr, end);
 
     /* the fault handler is still armed after all that */
     cpu.x[7] = HOLE;

@@ -98,11 +98,38 @@ static uint64_t rnd_fp(void)
 
 static int failures, cases;
 
+/*
+ * A vCPU with init's architectural state and the one exec state (jump
+ * cache, decode cache) every case shares: exec_cpu_init'd once, not per
+ * case (each would map its own caches).
+ */
+static CPUState exec_state;
+
+static void load_state(CPUState *c, const CPUState *init)
+{
+    static bool ready;
+    if (!ready) {
+        exec_cpu_init(&exec_state);
+        ready = true;
+    }
+    *c = *init;
+    c->guest_limit = exec_state.guest_limit;
+    c->jc = c->jc_probe = exec_state.jc;
+    c->jc_offset_mask = exec_state.jc_offset_mask;
+    c->dcache = exec_state.dcache;
+}
+
+/* After a run: keep the decode cache it may have mapped. */
+static void keep_state(const CPUState *c)
+{
+    exec_state.dcache = c->dcache;
+}
+
 static void dump(const char *what, const CPUState *c, enum exit_reason r)
 {
     printf("  %s: exit %d pc %#llx fflags %#x fault %d/%d@%#llx res %d:%#llx\n", what, r,
-           (unsigned long long)c->pc, c->fflags, c->fault_signal, c->fault_code,
-           (unsigned long long)c->fault_addr, c->res_valid, (unsigned long long)c->res_addr);
+           (unsigned long long)c->pc, c->fflags, c->fault.kind, c->fault.access,
+           (unsigned long long)c->fault.addr, c->res_valid, (unsigned long long)c->res_addr);
     for (int i = 0; i < 32; i++)
         printf("    x%-2d %016llx%s", i, (unsigned long long)c->x[i], i % 4 == 3 ? "\n" : "");
     for (int i = 0; i < 32; i++)
@@ -115,8 +142,10 @@ static bool same(const CPUState *a, enum exit_reason ra, const CPUState *b, enum
      * right after it: both at the same pc. */
     /* A jump to a target that is not an ecall: the JIT goes on and stops
      * (fetch fault, illegal...) at the target, where the interpreter is. */
+    bool stop_at_pc = ra == EXIT_ILLEGAL || ra == EXIT_EBREAK ||
+                      (ra == EXIT_FAULT && a->fault.addr == a->pc);
     bool normal_a = ra == EXIT_ECALL || (rb == EXIT_NONE && a->pc != SLOT && a->pc == b->pc &&
-                                         a->fault_addr == a->pc);
+                                         stop_at_pc);
     bool normal_b = rb == EXIT_NONE;
     if (normal_a != normal_b && !(ra == rb))
         return false;
@@ -126,8 +155,9 @@ static bool same(const CPUState *a, enum exit_reason ra, const CPUState *b, enum
         a->fflags != b->fflags || a->frm != b->frm || a->res_valid != b->res_valid ||
         (a->res_valid && (a->res_addr != b->res_addr || a->res_val != b->res_val)))
         return false;
-    if (!normal_a && (a->fault_signal != b->fault_signal || a->fault_code != b->fault_code ||
-                      a->fault_addr != b->fault_addr))
+    if (!normal_a && ra == EXIT_FAULT &&
+        (a->fault.kind != b->fault.kind || a->fault.access != b->fault.access ||
+         a->fault.addr != b->fault.addr))
         return false;
     return true;
 }
@@ -186,21 +216,18 @@ static void audit_word(uint32_t word, const Insn *in)
         memcpy(g2h(SLOT + 2), tail, sizeof tail);
     }
 
-    /* One CPUState for the JIT across cases: it owns this thread's jump cache. */
-    static CPUState jit;
-    struct JCEntry *jc = jit.jc;
-    uint64_t mask = jit.jc_offset_mask, limit = jit.guest_limit;
-    jit = init;
-    jit.jc = jc;
-    jit.jc_offset_mask = mask;
-    jit.guest_limit = limit;
+    CPUState jit;
+    load_state(&jit, &init);
     memcpy(g2h(DATA), data0, DATA_LEN);
     enum exit_reason rj = exec_run(&jit);
+    keep_state(&jit);
     memcpy(data_jit, g2h(DATA), DATA_LEN);
 
-    CPUState ref = init;
+    CPUState ref;
+    load_state(&ref, &init);
     memcpy(g2h(DATA), data0, DATA_LEN);
     enum exit_reason ri = interp_step(&ref);
+    keep_state(&ref);
 
     cases++;
     if (!same(&jit, rj, &ref, ri) || memcmp(data_jit, g2h(DATA), DATA_LEN)) {
@@ -305,20 +332,18 @@ static void audit_seq(void)
     for (size_t i = 0; i < DATA_LEN; i++)
         data0[i] = (uint8_t)rnd();
 
-    static CPUState jit;
-    struct JCEntry *jc = jit.jc;
-    uint64_t mask = jit.jc_offset_mask, limit = jit.guest_limit;
-    jit = init;
-    jit.jc = jc;
-    jit.jc_offset_mask = mask;
-    jit.guest_limit = limit;
+    CPUState jit;
+    load_state(&jit, &init);
     memcpy(g2h(DATA), data0, DATA_LEN);
     enum exit_reason rj = exec_run(&jit);
+    keep_state(&jit);
     memcpy(data_jit, g2h(DATA), DATA_LEN);
 
-    CPUState ref = init;
+    CPUState ref;
+    load_state(&ref, &init);
     memcpy(g2h(DATA), data0, DATA_LEN);
     enum exit_reason ri = interp_run(&ref);
+    keep_state(&ref);
 
     cases++;
     if (!same(&jit, rj, &ref, ri) || rj != ri || memcmp(data_jit, g2h(DATA), DATA_LEN)) {

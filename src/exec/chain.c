@@ -1,0 +1,69 @@
+/*
+ * Chaining: a direct exit (goto_tb slot) is patched, the first time it is
+ * taken, to jump straight into its target TB, unless -d nochain or -d exec;
+ * across guest pages too (--tune xpage): invalidation unlinks every jump
+ * into a dropped TB, whatever page it comes from. Each TB keeps the list of
+ * slots that jump into it (jmp_in, TB|slot tags), so unlinking is a walk of
+ * that list, each jump put back to its exit stub with one atomic 4-byte
+ * store of the rel32. All with tb_lock held.
+ */
+#include "exec/internal.h"
+#include "x86/emit.h"
+
+static void patch_jump(TB *src, int n, const uint8_t *target_rw)
+{
+    code_make_private();
+    emit_store_rel32(tb_entry_rw(src) + src->jmp_field[n], target_rw);
+}
+
+/* The page of src's exit (its last page) is dst's only page. */
+static bool same_page(const TB *src, const TB *dst)
+{
+    uint64_t last = src->page[1] != TB_NO_PAGE ? src->page[1] : src->page[0];
+    return dst->page[1] == TB_NO_PAGE && dst->page[0] == last;
+}
+
+void tb_link(TB *src, int n, TB *dst, unsigned df)
+{
+    if (!src->valid || !dst->valid || src->jmp_dest[n] || !src->jmp_field[n])
+        return;
+    if (!(df & DF_XPAGE) && !same_page(src, dst))
+        return;
+    src->jmp_dest[n] = dst;
+    src->jmp_next[n] = dst->jmp_in;
+    dst->jmp_in = (uintptr_t)src | (uintptr_t)n;
+    patch_jump(src, n, tb_entry_rw(dst));
+    stats.chained++;
+    warm_record_edge(src->pc, n, dst->pc);
+}
+
+void tb_unlink_all(TB *tb)
+{
+    /* Jumps into tb go back to their exit stubs. */
+    for (uintptr_t in = tb->jmp_in; in;) {
+        TB *src = (TB *)(in & ~(uintptr_t)TB_SLOT_MASK);
+        int n = (int)(in & TB_SLOT_MASK);
+        in = src->jmp_next[n];
+        patch_jump(src, n, tb_entry_rw(src) + src->jmp_stub[n]);
+        src->jmp_dest[n] = NULL;
+        src->jmp_next[n] = 0;
+        stats.unchained++;
+    }
+    tb->jmp_in = 0;
+    /* And tb leaves the incoming lists of its destinations. */
+    for (int n = 0; n < TB_MAX_SLOTS; n++) {
+        TB *dst = tb->jmp_dest[n];
+        if (!dst)
+            continue;
+        uintptr_t me = (uintptr_t)tb | (uintptr_t)n;
+        for (uintptr_t *pp = &dst->jmp_in; *pp;) {
+            TB *t = (TB *)(*pp & ~(uintptr_t)TB_SLOT_MASK);
+            if (*pp == me) {
+                *pp = tb->jmp_next[n];
+                break;
+            }
+            pp = &t->jmp_next[*pp & TB_SLOT_MASK];
+        }
+        tb->jmp_dest[n] = NULL;
+    }
+}

@@ -1,0 +1,163 @@
+/*
+ * The code buffer: one memfd mapped twice, read-write (where the JIT writes)
+ * and read-execute (where code runs); no page is ever writable and
+ * executable. It holds the runtime stubs (x86/backend.c) and then the TBs,
+ * allocated forwards: each TB's hot code below HOT_END, its out-of-line
+ * code (slow paths, exit stubs) above it, so that hot code is dense in the
+ * instruction cache. When either area is full everything is flushed
+ * (cache_flush.c) and allocation restarts.
+ *
+ * fork(): the buffer is mapped shared (its RW and RX views), so after fork
+ * parent and child map the same code: copy on write, by hand. The processes
+ * mapping one code buffer are counted in MAP_SHARED memory (code_owners:
+ * fork adds the child, exit takes a process away), and a process writes to
+ * its code buffer (a translation, a chain patch) only while it is the
+ * buffer's one owner; otherwise it first copies the buffer into a new memfd
+ * of its own, mapped over the same two addresses (code_make_private), so
+ * the TBs it keeps stay valid and neither process ever sees the other's
+ * writes. A child that only runs code its parent translated and chained
+ * (fork warm-up) copies nothing: copying 1 MB of code at every fork of bash
+ * took a quarter of a fork-heavy script's time. A count can only be too
+ * high (a process killed outright, a failed fork), which costs a copy,
+ * never a shared write.
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "exec/exec.h"
+#include "exec/internal.h"
+#include "x86/backend.h"
+
+uint8_t *code_rw;
+intptr_t code_rx_delta;
+JitRuntime jit_rt;
+size_t code_used, code_base;
+size_t cold_used = HOT_END;
+uint16_t (*pcmap)[2];
+size_t pcmap_used;
+int *code_owners;
+
+void *map_noreserve(size_t size)
+{
+    void *p = mmap(NULL, size, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED) {
+        perror("xlat: jit memory");
+        exit(1);
+    }
+    return p;
+}
+
+uint16_t *tb_pcmap_alloc(unsigned n, uint32_t *index)
+{
+    *index = (uint32_t)pcmap_used;
+    pcmap_used += n;
+    return pcmap[*index];
+}
+
+/* A memfd of the code buffer's size, or -1. */
+static int code_buffer_create(void)
+{
+    int fd = memfd_create("xlat-code", MFD_CLOEXEC);
+    if (fd >= 0 && ftruncate(fd, CODE_SIZE) != 0) {
+        close(fd);
+        fd = -1;
+    }
+    return fd;
+}
+
+/* Map memfd fd as the code buffer (and close it): anywhere the first time,
+ * over the old views after a fork. */
+static void code_buffer_map(int fd)
+{
+    if (fd < 0) {
+        perror("xlat: code buffer");
+        exit(1);
+    }
+    void *want_rw = code_rw, *want_rx = code_rw ? (void *)code_rx_of(code_rw) : NULL;
+    int fixed = code_rw ? MAP_FIXED : 0;
+    void *rw = mmap(want_rw, CODE_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED | fixed, fd, 0);
+    void *rx = mmap(want_rx, CODE_SIZE, PROT_READ | PROT_EXEC, MAP_SHARED | fixed, fd, 0);
+    if (rw == MAP_FAILED || rx == MAP_FAILED) {
+        perror("xlat: code buffer");
+        exit(1);
+    }
+    close(fd);
+    code_rw = rw;
+    code_rx_delta = (uint8_t *)rx - (uint8_t *)rw;
+}
+
+static int *owners_alloc(void)
+{
+    int *p = mmap(NULL, sizeof *p, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) {
+        perror("xlat: code buffer");
+        exit(1);
+    }
+    *p = 1;
+    return p;
+}
+
+void code_buffer_init(void)
+{
+    code_buffer_map(code_buffer_create());
+    code_owners = owners_alloc();
+    pcmap = map_noreserve(PCMAP_PAIRS * sizeof pcmap[0]);
+    Emit e = { .start = code_rw, .p = code_rw, .end = code_rw + CODE_SIZE };
+    be_gen_runtime(&e, &jit_rt, guest_mem.base);
+    code_base = code_used = (size_t)(e.p - code_rw + 63) & ~(size_t)63;
+}
+
+/* Copy [from, to) of the code buffer into fd at the same offset. */
+static bool copy_code(int fd, size_t from, size_t to)
+{
+    while (from < to) {
+        ssize_t n = pwrite(fd, code_rw + from, to - from, (off_t)from);
+        if (n <= 0)
+            return false;
+        from += (size_t)n;
+    }
+    return true;
+}
+
+void code_make_private(void)
+{
+    if (!code_owners || __atomic_load_n(code_owners, __ATOMIC_ACQUIRE) == 1)
+        return;
+    int fd = code_buffer_create();
+    if (fd < 0 || !(copy_code(fd, 0, code_used) && copy_code(fd, HOT_END, cold_used))) {
+        fprintf(stderr, "xlat: cannot copy the code buffer after fork\n");
+        _exit(127);
+    }
+    code_buffer_map(fd);
+    stats.code_copies++;
+    int *shared = code_owners;
+    code_owners = owners_alloc();
+    __atomic_fetch_sub(shared, 1, __ATOMIC_RELEASE);   /* after the last use of its memory */
+    munmap(shared, sizeof *shared);
+}
+
+void exec_process_exit(void)
+{
+    /* tb_lock is held from here on: no thread of this process writes code
+     * any more. Another thread may still run translated code until the
+     * kernel ends it, so a process with more than one keeps its count (and
+     * one whose lock is busy): a copy later, never a shared write. */
+    if (!code_owners || pthread_mutex_trylock(&tb_lock) != 0)
+        return;
+    if (nvcpus > 1) {
+        pthread_mutex_unlock(&tb_lock);
+        return;
+    }
+    __atomic_fetch_sub(code_owners, 1, __ATOMIC_RELEASE);
+    code_owners = NULL;
+}
+
+bool exec_host_pc_in_cache(uint64_t pc)
+{
+    uint64_t rx = (uint64_t)(uintptr_t)code_rx_of(code_rw);
+    return code_rw && pc >= rx + code_base && pc < rx + CODE_SIZE;
+}

@@ -1,0 +1,245 @@
+/*
+ * The dispatcher: exec_run runs a vCPU's guest code through translated
+ * blocks until the mode's loop is needed, with the contract of interp_run.
+ *
+ * Lookup: cpu->pc -> the vCPU's jump cache (direct mapped by pc, also
+ * probed by translated code for indirect jumps) -> the TB cache by key
+ * (tb_cache.c) -> translate, or interpret the block's first runs (--tune
+ * first-interp). A direct exit is chained (chain.c) the first time it is
+ * taken. A guest access that faults in translated code comes back here
+ * through guest_fault's longjmp with the vCPU's state exact (host_fault.c).
+ * The --tune switches (exec/settings.h) turn each mechanism off for
+ * measurement (bench/ablation).
+ */
+#define _GNU_SOURCE
+#include <setjmp.h>
+#include <stdio.h>
+
+#include "exec/exec.h"
+#include "exec/internal.h"
+#include "riscv/interp.h"
+
+_Static_assert(offsetof(CPUState, jit_kick) == offsetof(CPUState, exit_request) + 4 &&
+               offsetof(CPUState, exit_request) % 8 == 0,
+               "translated code polls exit_request and jit_kick with one 8-byte load");
+
+unsigned dflags_cached;
+
+unsigned dflags_compute(void)
+{
+    unsigned f = 0;
+    if (!(log_mask & (LOG_NOCHAIN | LOG_EXEC)))
+        f |= DF_CHAIN;
+    if (log_mask & LOG_EXEC)
+        f |= DF_TRACE;
+    if (tune.xpage)
+        f |= DF_XPAGE;
+    return f;
+}
+
+bool tb_key_of(const CPUState *cpu, uint64_t pc, TBKey *key)
+{
+    key->pc = key->phys = pc;
+    key->flags = cpu->tb_flags;
+    return !guest_mem.ops->code_phys || guest_mem.ops->code_phys(cpu, pc, &key->phys);
+}
+
+/*
+ * First runs in the interpreter (--tune first-interp): most blocks a process
+ * start runs, run once or a few times (the dynamic loader's relocation and
+ * libc's start: 60% of /usr/bin/true's 1,700 blocks run once, 80% at most
+ * four times), and translating a block costs about as much as interpreting
+ * it a few dozen times. So a block's first INTERP_RUNS runs are interpreted
+ * and it is translated when it runs again (/usr/bin/true: 1 run -26%, then
+ * 3 runs another -11%; more gained nothing).
+ *
+ * The runs are counted in a direct-mapped table by pc. A pc whose slot
+ * another pc holds is translated at once, and a pc gives its slot back when
+ * it is translated: a collision never makes a block run interpreted more
+ * often (resetting the count instead made cc1, with its tens of thousands
+ * of blocks, 55% slower). Not while -d logs translations or traces blocks
+ * (every block run must show there).
+ */
+#define SEEN_BITS 13
+#define INTERP_RUNS 3
+static uint64_t seen_pc[1u << SEEN_BITS];      /* 0: free */
+static uint8_t seen_runs[1u << SEEN_BITS];
+
+/* With tb_lock held: is this a run of pc to interpret? (Counts it.) */
+static bool interp_run_of(uint64_t pc, unsigned df)
+{
+    if (!tune.first_interp || pc == 0 || (df & DF_TRACE) ||
+        (log_mask & (LOG_IN_ASM | LOG_OUT_ASM)))
+        return false;
+    size_t i = (pc >> 1) & ((1u << SEEN_BITS) - 1);
+    if (seen_pc[i] == 0) {
+        seen_pc[i] = pc;
+        seen_runs[i] = 0;
+    }
+    if (seen_pc[i] != pc)
+        return false;
+    if (seen_runs[i] < INTERP_RUNS) {
+        seen_runs[i]++;
+        warm_record(pc);    /* every run: the parent may have run it before the fork */
+        return true;
+    }
+    seen_pc[i] = 0;
+    return false;
+}
+
+/* fence.i, translated or interpreted: drop every translation (from run_loop,
+ * inside the cache). */
+static void flush_for_fence_i(void)
+{
+    cache_exit();
+    cache_flush(__atomic_load_n(&flush_gen, __ATOMIC_ACQUIRE));
+    cache_enter();
+}
+
+/*
+ * Interpret the straight-line code at cpu->pc: until an instruction moves
+ * the pc elsewhere or needs the loop (a system call, a fault), at most
+ * TB_MAX_INSNS instructions. A fence.i in there flushes the translations,
+ * as a translated one would.
+ */
+static enum exit_reason interp_block(CPUState *cpu)
+{
+    _Static_assert(INTERP_STRAIGHT_MAX == TB_MAX_INSNS, "a block's interpreted runs end where it would");
+    uint32_t fences = cpu->fence_i_count;
+    dstats.first_runs++;
+    enum exit_reason er = interp_straight(cpu);
+    if (cpu->fence_i_count != fences)
+        flush_for_fence_i();
+    return er;
+}
+
+/*
+ * The TB for pc: from the hash table (if the jump cache has pc too, there
+ * is nothing else to do), or a new translation.
+ */
+static int find_tb(CPUState *cpu, uint64_t pc, TB **out, unsigned df)
+{
+    TBKey key;
+    if (!tb_key_of(cpu, pc, &key))
+        return TR_NOEXEC;
+    bool in_jc = cpu->jc[jc_index(cpu, pc)].pc == pc;
+    dstats.lookups++;
+    pthread_mutex_lock(&tb_lock);
+    TB *tb = tb_lookup(&key);
+    if (tb && in_jc) {
+        pthread_mutex_unlock(&tb_lock);
+        dstats.jc_hits++;
+        *out = tb;
+        return TR_OK;
+    }
+    bool first = !tb && interp_run_of(pc, df);
+    pthread_mutex_unlock(&tb_lock);
+    if (first)
+        return TR_INTERP;
+    bool translated = !tb;
+    if (!tb) {
+        int r = tb_translate(cpu, &key, &tb);
+        if (r != TR_OK)
+            return r;
+    }
+    jc_publish(cpu, tb, df, !translated);   /* a child's lookup: its parent fills its cache too */
+    *out = tb;
+    return TR_OK;
+}
+
+uint64_t jit_helper_interp(CPUState *cpu, uint64_t pc)
+{
+    cpu->pc = pc;
+    return interp_step(cpu);
+}
+
+/* Not inlined into exec_run: its locals would then live across sigsetjmp. */
+static __attribute__((noinline)) enum exit_reason run_loop(CPUState *cpu)
+{
+    uintptr_t link = 0;
+    for (;;) {
+        unsigned df = dflags();
+        if (exit_requested(cpu))
+            return EXIT_REQUEST;
+        if (__atomic_load_n(&flush_pending, __ATOMIC_SEQ_CST)) {
+            cache_exit();
+            cache_enter();
+            link = 0;
+        }
+        uint64_t gen = __atomic_load_n(&flush_gen, __ATOMIC_ACQUIRE);
+        TB *tb = NULL;
+        int r = find_tb(cpu, cpu->pc, &tb, df);
+        if (r == TR_FULL) {
+            cache_exit();
+            cache_flush(gen);
+            cache_enter();
+            link = 0;
+            continue;
+        }
+        if (r == TR_INTERP) {
+            enum exit_reason er = interp_block(cpu);
+            if (er != EXIT_NONE)
+                return er;
+            link = 0;
+            continue;
+        }
+        if (r == TR_NOEXEC) {
+            /* Let the interpreter raise the exact fetch fault. */
+            enum exit_reason er = interp_step(cpu);
+            if (er != EXIT_NONE)
+                return er;
+            continue;
+        }
+        if (link && (df & DF_CHAIN)) {
+            pthread_mutex_lock(&tb_lock);
+            tb_link((TB *)(link & ~(uintptr_t)TB_SLOT_MASK), (int)(link & TB_SLOT_MASK), tb, df);
+            pthread_mutex_unlock(&tb_lock);
+        }
+        if (df & DF_TRACE)
+            fprintf(log_file, "Trace: [%p] %016llx\n", tb_entry_rx(tb),
+                    (unsigned long long)tb->pc);
+        int code = jit_rt.enter(cpu, tb_entry_rx(tb));
+        link = 0;
+        switch (code) {
+        case EXIT_CHAIN:
+            dstats.direct_exits++;
+            link = cpu->jit_link;
+            break;
+        case EXIT_LOOKUP:
+            dstats.indirect_exits++;
+            break;
+        case EXIT_POLL:
+            dstats.poll_exits++;
+            if (cpu->exit_request)
+                return EXIT_REQUEST;
+            cpu->jit_kick = 0;
+            break;
+        case EXIT_FENCEI:
+            flush_for_fence_i();
+            break;
+        default:
+            return (enum exit_reason)code;
+        }
+    }
+}
+
+enum exit_reason exec_run(CPUState *cpu)
+{
+    this_cpu = cpu;
+    sigjmp_buf jb;
+    sigjmp_buf *const outer = guest_fault.jmp;
+    cache_enter();
+    if (sigsetjmp(jb, 0)) {
+        /* A guest access in translated code faulted: exec_fault_restore
+         * already put the registers and pc in *cpu. */
+        guest_fault.jmp = outer;
+        cache_exit();
+        cpu->fault = guest_fault.fault;
+        return EXIT_FAULT;
+    }
+    guest_fault.jmp = &jb;
+    enum exit_reason r = run_loop(cpu);
+    guest_fault.jmp = outer;
+    cache_exit();
+    return r;
+}

@@ -1,0 +1,119 @@
+/*
+ * Guest memory as the execution core sees it: the one interface between the
+ * core (interpreter, translator, dispatcher: src/riscv, src/exec, src/x86)
+ * and a mode (user mode: src/user; system mode: src/system, later).
+ *
+ * The direct window. Guest address A with A < guest_mem.limit is the host
+ * byte guest_mem.base + A. Interpreted and translated accesses check only
+ * this and go straight to host memory; a mode that can fault there (user
+ * mode: an unmapped or protected page of the window) catches the host fault
+ * and leaves through guest_fault (below). Every access outside the window
+ * goes to ops->slow, which returns the host address to use or a MemFault.
+ * User mode's window is the whole guest address space (user/mm.h), so its
+ * slow path only ever faults; a mode with no window (limit 0) serves every
+ * access there.
+ *
+ * A fault is mode-neutral: what went wrong, for which access, at which
+ * address (MemFault). The core only records it in cpu->fault and returns
+ * EXIT_FAULT; each mode maps it to its own outcome (user mode: a signal and
+ * its si_code, fault.c; system mode: an exception cause and tval).
+ *
+ * Code. The core reads guest code only where ops->code_ok says it may be
+ * fetched, holding ops->code_lock while it translates; it tells the mode
+ * which pages hold translated code (ops->code_watch), so that the mode can
+ * report writes to them (exec_code_written, exec.h).
+ */
+#ifndef XLAT_EXEC_GUEST_MEM_H
+#define XLAT_EXEC_GUEST_MEM_H
+
+#include <setjmp.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* What a guest access does. */
+enum mem_access { MEM_LOAD, MEM_STORE, MEM_AMO, MEM_FETCH };
+
+/* What went wrong (the user-mode and machine outcomes in brackets). */
+enum mem_fault_kind {
+    MEM_FAULT_NONE,
+    MEM_FAULT_UNMAPPED,     /* nothing there [SEGV_MAPERR; page fault] */
+    MEM_FAULT_PROT,         /* mapped, not for this access [SEGV_ACCERR, or
+                             * MAPERR if the mode finds nothing mapped; page fault] */
+    MEM_FAULT_BUS,          /* mapped, no memory behind it [BUS_ADRERR; access fault] */
+    MEM_FAULT_MISALIGNED,   /* LR/SC/AMO not naturally aligned [BUS_ADRALN; misaligned] */
+};
+
+typedef struct MemFault {
+    uint8_t  kind;          /* enum mem_fault_kind */
+    uint8_t  access;        /* enum mem_access */
+    uint64_t addr;          /* the guest address that faulted */
+} MemFault;
+
+struct CPUState;
+
+typedef struct GuestMemOps {
+    /* Host address of [addr, addr+size) for an access outside the direct
+     * window, or NULL with *fault filled in. */
+    void *(*slow)(struct CPUState *cpu, uint64_t addr, unsigned size, enum mem_access access,
+                  MemFault *fault);
+    /* May cpu fetch the bytes [addr, addr+len) as instructions? */
+    bool (*code_ok)(const struct CPUState *cpu, uint64_t addr, uint64_t len);
+    /* Where the code at virtual addr is for cpu (the TB key's phys); false
+     * if it cannot be fetched. NULL: the identity (user mode). */
+    bool (*code_phys)(const struct CPUState *cpu, uint64_t addr, uint64_t *phys);
+    /* Copy guest bytes for the logs (-d in_asm): 0, or negative if unreadable. */
+    int (*read)(void *dst, uint64_t addr, size_t len);
+    /* Held around a translation (code_ok and the reads of the code stay
+     * true meanwhile). Taken before the core's own locks. */
+    void (*code_lock)(void);
+    void (*code_unlock)(void);
+    /* With the TB lock held: a translation now holds code of guest page
+     * `page`; the mode must report writes to it (exec_code_written). */
+    void (*code_watch)(uint64_t page);
+    /* With the TB lock held: stop watching page; true if it was watched
+     * (its TBs are then dropped). remapped: the mode changed the page's
+     * mapping and set its protection itself (forget the watch only). */
+    bool (*code_unwatch)(uint64_t page, bool remapped);
+    /* fork(): code_lock's owner prepares, and both sides recover (called
+     * inside the core's pthread_atfork handlers, in lock order). */
+    void (*fork_prepare)(void);
+    void (*fork_parent)(void);
+    void (*fork_child)(void);
+} GuestMemOps;
+
+typedef struct GuestMem {
+    uint8_t *base;          /* host address of guest address 0 (may be NULL) */
+    uint64_t limit;         /* the window is [0, limit); 0: no window */
+    const GuestMemOps *ops;
+} GuestMem;
+
+/* Set by the mode before exec_init and before any guest code runs. */
+extern GuestMem guest_mem;
+
+static inline bool guest_mem_in_window(uint64_t addr, uint64_t len)
+{
+    return addr < guest_mem.limit && len <= guest_mem.limit - addr;
+}
+
+/* Host address of guest code at addr, which code_ok accepted (the
+ * translator's reads; inside the window). */
+static inline const void *guest_mem_code(uint64_t addr)
+{
+    return guest_mem.base + addr;
+}
+
+/*
+ * Leaving a guest access that faulted in host memory. The core arms jmp
+ * around running guest code (one sigsetjmp per run, not per access); the
+ * mode's host fault handler fills fault and siglongjmps to *jmp after
+ * clearing it. jmp is NULL outside guest accesses.
+ */
+typedef struct GuestFaultFrame {
+    sigjmp_buf *jmp;
+    MemFault fault;
+} GuestFaultFrame;
+
+extern __thread GuestFaultFrame guest_fault;
+
+#endif

@@ -1,0 +1,138 @@
+/*
+ * What the files of the JIT core (src/exec/) share with each other and
+ * with nobody else. Each part's own file says how it works:
+ *
+ *   code_buffer.c  the code buffer (RW and RX views), copy on write after fork
+ *   tb_cache.c     TBs by key, their pages, translation, invalidation
+ *   chain.c        direct jumps between TBs (goto_tb slots)
+ *   jump_cache.c   per-vCPU jump caches, exit requests, the vCPU registry
+ *   cache_flush.c  emptying the whole cache while no vCPU runs in it
+ *   warm.c         fork warm-up (user mode: children report, parents translate)
+ *   dispatch.c     the dispatcher (exec_run) and first runs in the interpreter
+ *   host_fault.c   a host fault inside translated code -> exact guest state
+ *   stats.c        -d stats counters
+ *   exec.c         init and the fork handlers
+ *
+ * Locking: tb_lock protects the TB table, the page lists, chaining, the
+ * vCPU registry and every jump cache write. guest_mem.ops->code_lock (user
+ * mode: the mapping table's read lock) is taken before tb_lock by the
+ * translator, and a mode's memory changes take their own lock first too
+ * (exec_invalidate_range is called with it held). flush_mutex comes before
+ * both (cache_flush.c).
+ */
+#ifndef XLAT_EXEC_INTERNAL_H
+#define XLAT_EXEC_INTERNAL_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "exec/settings.h"
+#include "exec/tb.h"
+
+#define CODE_SIZE   (256u << 20)
+#define HOT_END     (160u << 20)        /* hot code below, cold (out-of-line) code above */
+#define MAX_TBS     (1u << 19)
+#define PCMAP_PAIRS (1u << 24)
+#define PAGE_HASH_BITS 12
+
+/* -- code_buffer.c -- */
+extern size_t code_used, code_base;     /* next free byte; first TB byte */
+extern size_t cold_used;                /* next free byte of the cold area */
+extern uint16_t (*pcmap)[2];
+extern size_t pcmap_used;
+extern int *code_owners;                /* processes sharing this buffer (fork) */
+void code_buffer_init(void);
+/* With tb_lock held, before any write to the code buffer: own it alone. */
+void code_make_private(void);
+void *map_noreserve(size_t size);
+
+static inline uint8_t *tb_entry_rw(const TB *tb) { return code_rw + tb->host_off; }
+static inline const void *tb_entry_rx(const TB *tb) { return code_rx_of(tb_entry_rw(tb)); }
+
+/* -- tb_cache.c -- */
+extern pthread_mutex_t tb_lock;
+extern TB *tbs;                         /* in host-address order */
+extern size_t ntbs;
+void tb_cache_init(void);
+TB *tb_lookup(const TBKey *key);        /* tb_lock held */
+/* Translate the block at key (unless it exists): TR_OK with *out, or why not. */
+enum { TR_OK, TR_FULL, TR_NOEXEC, TR_INTERP };
+int tb_translate(CPUState *cpu, const TBKey *key, TB **out);
+void tb_invalidate(TB *tb);             /* tb_lock held */
+/* Empty the table and page lists for a flush (tb_lock held). */
+void tb_cache_reset(void);
+
+/* -- chain.c (tb_lock held) -- */
+void tb_link(TB *src, int n, TB *dst, unsigned df);
+/* Unchain every jump into tb and tb's own jumps. */
+void tb_unlink_all(TB *tb);
+
+/* -- jump_cache.c -- */
+extern CPUState **vcpus;                /* registered vCPUs (tb_lock) */
+extern size_t nvcpus;
+extern __thread CPUState *this_cpu;     /* the vCPU this thread runs (or last ran) */
+void jump_cache_init(void);
+static inline size_t jc_entries(const CPUState *cpu) { return cpu->jc_offset_mask / sizeof(JCEntry) + 1; }
+/* Entry (pc >> 1) mod entries, as translated code finds it (x86/backend.c:
+ * emit_jc_probe): entries are 16 bytes, so its byte offset is (pc << 3) masked. */
+static inline size_t jc_index(const CPUState *cpu, uint64_t pc)
+{
+    return ((pc << 3) & cpu->jc_offset_mask) / sizeof(JCEntry);
+}
+void jc_clear(JCEntry *jc, size_t n);
+void jc_publish(CPUState *cpu, const TB *tb, unsigned df, bool record_lookup);
+/* Drop tb from every vCPU's jump cache (tb_lock held). */
+void jc_forget_tb(const TB *tb);
+/* Undo exec_kick, then look at the request. */
+bool exit_requested(CPUState *cpu);
+
+/* -- cache_flush.c -- */
+extern pthread_mutex_t flush_mutex;
+extern int cache_active, flush_pending;
+extern uint64_t flush_gen;
+void cache_enter(void);
+void cache_exit(void);
+/* Flush everything unless someone else did since generation seen_gen
+ * (outside the cache). */
+void cache_flush(uint64_t seen_gen);
+
+/* -- warm.c -- */
+void warm_init(void);
+void warm_child(void);
+void warm_record(uint64_t pc);          /* tb_lock held */
+void warm_record_edge(uint64_t src, int n, uint64_t dst);
+
+/* -- dispatch.c -- */
+enum { DF_CHAIN = 1, DF_TRACE = 2, DF_XPAGE = 4 };
+extern unsigned dflags_cached;
+unsigned dflags_compute(void);
+/* Dispatch flags: what the dispatcher needs from the options, computed once
+ * (they cannot change while the process runs), or on every dispatch with
+ * --tune no-cflags. */
+static inline unsigned dflags(void)
+{
+    return tune.cflags ? dflags_cached : dflags_compute();
+}
+/* The key of the block at pc for cpu, or false if pc cannot be fetched. */
+bool tb_key_of(const CPUState *cpu, uint64_t pc, TBKey *key);
+
+/* -- stats.c -- */
+extern struct ExecStats {
+    uint64_t translated, flushes, smc_faults, invalidated, chained, efault_retries, unchained;
+    uint64_t warmed;                    /* of translated: by exec_before_fork */
+    uint64_t warm_chained;              /* of chained: by exec_before_fork */
+    uint64_t code_copies;               /* code buffers copied: written while shared after fork */
+} stats;
+/* Dispatcher counters: per thread (no shared cache line on the dispatch
+ * path), added to the sum when the thread's vCPU ends or they are printed. */
+typedef struct {
+    uint64_t lookups, jc_hits, direct_exits, indirect_exits, poll_exits, first_runs;
+} DispatchStats;
+extern __thread DispatchStats dstats;
+void dstats_flush(void);
+/* A flush drops the TBs and their counts: keep them (with -d stats). */
+void prof_keep_flushed(void);
+
+#endif

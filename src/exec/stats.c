@@ -1,0 +1,85 @@
+/*
+ * -d stats: the JIT's counters, the dispatcher's (per thread, summed when
+ * a vCPU ends or they are printed) and the block profile.
+ *
+ * Block profile: each TB counts its own entries (tb->execs, be_tb_start),
+ * chained ones included. Instructions are execs * ninsns and exits are
+ * classed by how the block ends, so a block left early (a fault, a
+ * helper's exit) still counts whole: counts are per block entry. A flush
+ * drops the TBs, so it first adds theirs to prof_flushed. A forked child
+ * starts from its parent's counts, like the other counters.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "exec/exec.h"
+#include "exec/internal.h"
+
+struct ExecStats stats;
+__thread DispatchStats dstats;
+static DispatchStats dstats_sum;
+
+void dstats_flush(void)
+{
+    uint64_t *src = (uint64_t *)&dstats, *dst = (uint64_t *)&dstats_sum;
+    for (size_t i = 0; i < sizeof dstats / sizeof *src; i++)
+        __atomic_fetch_add(&dst[i], src[i], __ATOMIC_RELAXED);
+    memset(&dstats, 0, sizeof dstats);
+}
+
+typedef struct { uint64_t execs, insns, exits[TB_EXIT_KINDS]; } BlockProfile;
+static BlockProfile prof_flushed;
+
+static void prof_add_tbs(BlockProfile *p)
+{
+    size_t n = __atomic_load_n(&ntbs, __ATOMIC_ACQUIRE);
+    for (size_t i = 0; i < n; i++) {
+        uint64_t x = __atomic_load_n(&tbs[i].execs, __ATOMIC_RELAXED);
+        p->execs += x;
+        p->insns += x * tbs[i].ninsns;
+        p->exits[tbs[i].exit_kind] += x;
+    }
+}
+
+void prof_keep_flushed(void) { prof_add_tbs(&prof_flushed); }
+
+/* -d stats, at exit: live threads other than the caller are not summed. */
+void exec_print_stats(void)
+{
+    dstats_flush();
+    DispatchStats d = dstats_sum;
+    FILE *f = log_file;
+    fprintf(f, "xlat stats: blocks translated     %llu\n", (unsigned long long)stats.translated);
+    fprintf(f, "xlat stats: blocks warmed (fork)  %llu\n", (unsigned long long)stats.warmed);
+    fprintf(f, "xlat stats: chains warmed (fork)  %llu\n", (unsigned long long)stats.warm_chained);
+    fprintf(f, "xlat stats: first runs interpreted %llu\n", (unsigned long long)d.first_runs);
+    fprintf(f, "xlat stats: blocks invalidated    %llu\n", (unsigned long long)stats.invalidated);
+    fprintf(f, "xlat stats: code cache flushes    %llu\n", (unsigned long long)stats.flushes);
+    fprintf(f, "xlat stats: code bytes            %zu in line, %zu out of line\n",
+            code_used - code_base, cold_used - HOT_END);
+    fprintf(f, "xlat stats: code buffer copies    %llu (written while shared after fork)\n",
+            (unsigned long long)stats.code_copies);
+    fprintf(f, "xlat stats: chains made           %llu\n", (unsigned long long)stats.chained);
+    fprintf(f, "xlat stats: chains unmade         %llu\n", (unsigned long long)stats.unchained);
+    fprintf(f, "xlat stats: dispatcher lookups    %llu\n", (unsigned long long)d.lookups);
+    fprintf(f, "xlat stats: jump cache hit rate   %.1f%% (%llu hits, dispatcher)\n",
+            d.lookups ? 100.0 * (double)d.jc_hits / (double)d.lookups : 0.0,
+            (unsigned long long)d.jc_hits);
+    fprintf(f, "xlat stats: direct exits          %llu\n", (unsigned long long)d.direct_exits);
+    fprintf(f, "xlat stats: indirect exits        %llu\n", (unsigned long long)d.indirect_exits);
+    fprintf(f, "xlat stats: poll exits            %llu\n", (unsigned long long)d.poll_exits);
+    fprintf(f, "xlat stats: smc faults            %llu\n", (unsigned long long)stats.smc_faults);
+    fprintf(f, "xlat stats: efault retries        %llu\n", (unsigned long long)stats.efault_retries);
+
+    BlockProfile p = prof_flushed;
+    if (code_rw)
+        prof_add_tbs(&p);
+    double n = p.execs ? (double)p.execs : 1.0;
+    fprintf(f, "xlat stats: blocks executed       %llu\n", (unsigned long long)p.execs);
+    fprintf(f, "xlat stats: insns executed (JIT)  %llu\n", (unsigned long long)p.insns);
+    fprintf(f, "xlat stats: insns per block       %.2f\n", (double)p.insns / n);
+    fprintf(f, "xlat stats: block exits indirect  %.1f%% (%llu)   direct %.1f%%   other %.1f%%\n",
+            100.0 * (double)p.exits[TB_EXIT_INDIRECT] / n,
+            (unsigned long long)p.exits[TB_EXIT_INDIRECT],
+            100.0 * (double)p.exits[TB_EXIT_DIRECT] / n, 100.0 * (double)p.exits[TB_EXIT_OTHER] / n);
+}

@@ -1,0 +1,355 @@
+/*
+ * The TB cache: every live translation, found by its key (a hash table that
+ * grows with the number of TBs) and by the physical pages its code comes
+ * from (page lists, for invalidation); translating a new block; and
+ * dropping translations when their code may have changed.
+ *
+ * Invalidation drops a TB from the hash table, its pages' lists and every
+ * jump cache, and unlinks the jumps into it (chain.c). Its code stays until
+ * the next flush, so a thread still inside it finishes safely.
+ *
+ * Stores to code. A translation tells the mode which pages it read
+ * (guest_mem.ops->code_watch, with tb_lock held, before it reads them: a
+ * store by another thread in between then waits for tb_lock and drops the
+ * new TB); the mode reports a write to such a page with exec_code_written
+ * (user mode: the host page is read-only and the store faults). Its other
+ * entry points are for the mode's own changes: exec_invalidate_range (the
+ * mapping changed), exec_invalidate_code (the bytes may have changed
+ * without a store the mode saw) and exec_unwatch_all (a host system call
+ * must write to watched pages).
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "exec/exec.h"
+#include "exec/internal.h"
+#include "exec/perfmap.h"
+#include "riscv/insn.h"
+#include "riscv/translate.h"
+#include "x86/disas.h"
+
+#define HASH_BITS_MIN 12           /* the TB hash table starts this small... */
+#define HASH_BITS_MAX 16           /* ...and grows to this */
+
+pthread_mutex_t tb_lock = PTHREAD_MUTEX_INITIALIZER;
+TB *tbs;
+size_t ntbs;
+/* 1 << hash_bits buckets in use of a table mapped for HASH_BITS_MAX: zero
+ * pages, so a short-lived process touches only the few it uses. */
+static TB **tb_hash;
+static unsigned hash_bits = HASH_BITS_MIN;
+
+typedef struct PageDesc {
+    uint64_t page;
+    uintptr_t first;                    /* TB|index list of TBs on this page */
+    struct PageDesc *next;
+} PageDesc;
+static PageDesc *page_hash[1u << PAGE_HASH_BITS];
+
+void tb_cache_init(void)
+{
+    tbs = map_noreserve(MAX_TBS * sizeof(TB));
+    tb_hash = map_noreserve(sizeof *tb_hash << HASH_BITS_MAX);
+}
+
+/* -- Hash table and page lists (tb_lock held) ------------------------------------------- */
+
+static inline size_t hash_key(uint64_t pc, uint32_t flags)
+{
+    return (size_t)(((pc ^ (uint64_t)flags << 48) * 0x9e3779b97f4a7c15ULL) >> (64 - hash_bits));
+}
+static inline size_t hash_page(uint64_t p) { return (size_t)((p * 0x9e3779b97f4a7c15ULL) >> (64 - PAGE_HASH_BITS)); }
+
+TB *tb_lookup(const TBKey *key)
+{
+    for (TB *tb = tb_hash[hash_key(key->pc, key->flags)]; tb; tb = tb->hash_next)
+        if (tb->pc == key->pc && tb->phys == key->phys && tb->flags == key->flags)
+            return tb;
+    return NULL;
+}
+
+static void hash_insert(TB *tb)
+{
+    size_t h = hash_key(tb->pc, tb->flags);
+    tb->hash_next = tb_hash[h];
+    tb_hash[h] = tb;
+}
+
+/* Before inserting TB number ntbs: keep chains about two long. */
+static void hash_fit(void)
+{
+    if (ntbs < (2u << hash_bits) || hash_bits == HASH_BITS_MAX)
+        return;
+    memset(tb_hash, 0, sizeof *tb_hash << hash_bits);
+    hash_bits = hash_bits + 2 < HASH_BITS_MAX ? hash_bits + 2 : HASH_BITS_MAX;
+    for (size_t i = 0; i < ntbs; i++)
+        if (tbs[i].valid)
+            hash_insert(&tbs[i]);
+}
+
+static void hash_remove(TB *tb)
+{
+    for (TB **pp = &tb_hash[hash_key(tb->pc, tb->flags)]; *pp; pp = &(*pp)->hash_next)
+        if (*pp == tb) {
+            *pp = tb->hash_next;
+            return;
+        }
+}
+
+static PageDesc *page_find(uint64_t page, bool alloc)
+{
+    PageDesc **head = &page_hash[hash_page(page)];
+    for (PageDesc *pd = *head; pd; pd = pd->next)
+        if (pd->page == page)
+            return pd;
+    if (!alloc)
+        return NULL;
+    PageDesc *pd = calloc(1, sizeof *pd);
+    pd->page = page;
+    pd->next = *head;
+    *head = pd;
+    return pd;
+}
+
+static void page_remove_tb(uint64_t page, TB *tb)
+{
+    PageDesc *pd = page_find(page, false);
+    if (!pd)
+        return;
+    for (uintptr_t *pp = &pd->first; *pp;) {
+        TB *t = (TB *)(*pp & ~(uintptr_t)3);
+        int i = (int)(*pp & 3);
+        if (t == tb) {
+            *pp = t->page_next[i];
+            return;
+        }
+        pp = &t->page_next[i];
+    }
+}
+
+void tb_cache_reset(void)
+{
+    memset(tb_hash, 0, sizeof *tb_hash << hash_bits);
+    for (size_t b = 0; b < ((size_t)1 << PAGE_HASH_BITS); b++)
+        for (PageDesc *pd = page_hash[b]; pd; pd = pd->next)
+            pd->first = 0;
+    __atomic_store_n(&ntbs, 0, __ATOMIC_RELEASE);
+}
+
+/* -- Invalidation ------------------------------------------------------------------------ */
+
+void tb_invalidate(TB *tb)
+{
+    if (!tb->valid)
+        return;
+    tb->valid = false;
+    stats.invalidated++;
+    hash_remove(tb);
+    for (int i = 0; i < 2; i++)
+        if (tb->page[i] != TB_NO_PAGE)
+            page_remove_tb(tb->page[i], tb);
+    jc_forget_tb(tb);
+    tb_unlink_all(tb);
+}
+
+static void page_invalidate(PageDesc *pd)
+{
+    while (pd->first)
+        tb_invalidate((TB *)(pd->first & ~(uintptr_t)3));
+}
+
+/* One page of invalidate_range. */
+static void page_drop(PageDesc *pd, bool mapping_changed)
+{
+    page_invalidate(pd);
+    if (mapping_changed)
+        guest_mem.ops->code_unwatch(pd->page, true);
+}
+
+/*
+ * Both range entry points: drop the TBs of [start, start+len), taking
+ * tb_lock. With mapping_changed (exec_invalidate_range: the mode changed
+ * the range and set its protection itself), the mode forgets its watch
+ * too; otherwise (exec_invalidate_code: the pages are unchanged, only their
+ * contents may be) the watch stays: a user-mode page left host read-only
+ * and unwatched would turn the guest's next store into a spurious SIGSEGV.
+ */
+static void invalidate_range(uint64_t start, uint64_t len, bool mapping_changed)
+{
+    uint64_t first = start >> TARGET_PAGE_BITS;
+    uint64_t last = (start + len - 1) >> TARGET_PAGE_BITS;
+    if (!code_rw || len == 0)
+        return;
+    pthread_mutex_lock(&tb_lock);
+    if (last - first < ((uint64_t)1 << PAGE_HASH_BITS)) {
+        /* A small range (every mmap and mprotect of a program's start):
+         * look its pages up rather than walk the whole table. */
+        for (uint64_t p = first; p <= last; p++) {
+            PageDesc *pd = page_find(p, false);
+            if (pd)
+                page_drop(pd, mapping_changed);
+        }
+    } else {
+        for (size_t b = 0; b < ((size_t)1 << PAGE_HASH_BITS); b++)
+            for (PageDesc *pd = page_hash[b]; pd; pd = pd->next)
+                if (pd->page >= first && pd->page <= last)
+                    page_drop(pd, mapping_changed);
+    }
+    pthread_mutex_unlock(&tb_lock);
+}
+
+void exec_invalidate_range(uint64_t start, uint64_t len) { invalidate_range(start, len, true); }
+
+void exec_invalidate_code(uint64_t start, uint64_t len) { invalidate_range(start, len, false); }
+
+void exec_code_written(uint64_t page)
+{
+    pthread_mutex_lock(&tb_lock);
+    if (guest_mem.ops->code_unwatch(page, false)) {
+        PageDesc *pd = page_find(page, false);
+        if (pd)
+            page_invalidate(pd);
+        stats.smc_faults++;
+    }
+    pthread_mutex_unlock(&tb_lock);
+}
+
+bool exec_unwatch_all(void)
+{
+    bool any = false;
+    if (!code_rw)
+        return false;
+    pthread_mutex_lock(&tb_lock);
+    for (size_t b = 0; b < ((size_t)1 << PAGE_HASH_BITS); b++)
+        for (PageDesc *pd = page_hash[b]; pd; pd = pd->next)
+            if (guest_mem.ops->code_unwatch(pd->page, false)) {
+                page_invalidate(pd);
+                any = true;
+            }
+    if (any)
+        stats.efault_retries++;
+    pthread_mutex_unlock(&tb_lock);
+    return any;
+}
+
+/* -- Translation ---------------------------------------------------------------------------- */
+
+static void log_tb(const TB *tb)
+{
+    if (log_mask & LOG_IN_ASM) {
+        fprintf(log_file, "IN: \n");
+        for (unsigned i = 0; i < tb->ninsns; i++)
+            insn_print_at(log_file, tb->pc + pcmap[tb->pcmap + i][1]);
+        fprintf(log_file, "\n");
+    }
+    if (log_mask & LOG_OUT_ASM) {
+        const uint8_t *p = tb_entry_rw(tb);
+        fprintf(log_file, "OUT: [guest 0x%llx, %u bytes at %p]\n",
+                (unsigned long long)tb->pc, tb->host_size, tb_entry_rx(tb));
+        host_disas(log_file, p, tb->host_size, (uint64_t)(uintptr_t)tb_entry_rx(tb));
+        fprintf(log_file, "  -- out of line --\n");
+        host_disas(log_file, code_rw + tb->cold_off, tb->cold_size,
+                   (uint64_t)(uintptr_t)code_rx_of(code_rw + tb->cold_off));
+        fprintf(log_file, "\n");
+    }
+}
+
+/* Is the first instruction at pc fully fetchable? */
+static bool first_insn_ok(const CPUState *cpu, uint64_t pc)
+{
+    if (pc & 1 || !guest_mem.ops->code_ok(cpu, pc, 2))
+        return false;
+    if (insn_length(*(const uint16_t *)guest_mem_code(pc)) == 4 &&
+        !guest_mem.ops->code_ok(cpu, pc + 2, 2))
+        return false;
+    return true;
+}
+
+static bool buffer_full(void)
+{
+    return ntbs == MAX_TBS || pcmap_used + TB_MAX_INSNS > PCMAP_PAIRS ||
+           code_used + TRANSLATE_MAX_HOST + 64 > HOT_END ||
+           cold_used + TRANSLATE_MAX_HOST + 64 > CODE_SIZE;
+}
+
+/* With tb_lock held: put tb (translated) on the lists of its pages. */
+static void tb_add_pages(TB *tb)
+{
+    tb->page[0] = tb->phys >> TARGET_PAGE_BITS;
+    tb->page[1] = (tb->phys + tb->guest_size - 1) >> TARGET_PAGE_BITS;
+    if (tb->page[1] == tb->page[0])
+        tb->page[1] = TB_NO_PAGE;
+    for (int i = 0; i < 2; i++) {
+        if (tb->page[i] == TB_NO_PAGE)
+            continue;
+        PageDesc *pd = page_find(tb->page[i], true);
+        tb->page_next[i] = pd->first;
+        pd->first = (uintptr_t)tb | (uintptr_t)i;
+        guest_mem.ops->code_watch(tb->page[i]);
+    }
+}
+
+int tb_translate(CPUState *cpu, const TBKey *key, TB **out)
+{
+    uint64_t pc = key->pc;
+    guest_mem.ops->code_lock();
+    pthread_mutex_lock(&tb_lock);
+    int r = TR_OK;
+    TB *tb = tb_lookup(key);
+    if (tb)
+        goto done;
+    if (!first_insn_ok(cpu, pc)) {
+        r = TR_NOEXEC;
+        goto done;
+    }
+    if (buffer_full()) {
+        r = TR_FULL;
+        goto done;
+    }
+    code_make_private();
+    tb = &tbs[ntbs];
+    memset(tb, 0, sizeof *tb);
+    tb->pc = pc;
+    tb->phys = key->phys;
+    tb->flags = key->flags;
+    size_t off = code_used;             /* blocks back to back, no padding */
+    tb->host_off = (uint32_t)off;
+    Emit e = { .start = code_rw + off, .p = code_rw + off, .end = code_rw + HOT_END };
+    Emit cold = { .start = code_rw + cold_used, .p = code_rw + cold_used,
+                  .end = code_rw + CODE_SIZE };
+    uint16_t map[TB_MAX_INSNS][2];
+    /* Watch before reading the code, not after (see the top). The first
+     * instruction may end on the next page. */
+    guest_mem.ops->code_watch(key->phys >> TARGET_PAGE_BITS);
+    if (key->phys % TARGET_PAGE_SIZE == TARGET_PAGE_SIZE - 2)
+        guest_mem.ops->code_watch((key->phys >> TARGET_PAGE_BITS) + 1);
+    translate_block(tb, &e, &cold, map);
+    tb->host_size = (uint32_t)(e.p - e.start);
+    tb->cold_off = (uint32_t)cold_used;
+    tb->cold_size = (uint32_t)(cold.p - cold.start);
+    uint16_t *dst = tb_pcmap_alloc(tb->ninsns, &tb->pcmap);
+    memcpy(dst, map, tb->ninsns * sizeof map[0]);
+    code_used = off + tb->host_size;
+    cold_used = (cold_used + tb->cold_size + 15) & ~(size_t)15;
+
+    tb_add_pages(tb);
+    tb->valid = true;
+    hash_fit();
+    hash_insert(tb);
+    __atomic_store_n(&ntbs, ntbs + 1, __ATOMIC_RELEASE);
+    stats.translated++;
+    warm_record(pc);
+    if (perfmap_enabled) {
+        perfmap_add(pc, tb_entry_rx(tb), tb->host_size);
+        perfmap_add(pc, code_rx_of(code_rw + tb->cold_off), tb->cold_size);
+    }
+    if (log_mask & (LOG_IN_ASM | LOG_OUT_ASM))
+        log_tb(tb);
+done:
+    pthread_mutex_unlock(&tb_lock);
+    guest_mem.ops->code_unlock();
+    *out = tb;
+    return r;
+}
