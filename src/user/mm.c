@@ -13,6 +13,9 @@
  * copy_from_guest/copy_to_guest, /proc/self/maps output and (later) JIT
  * invalidation of executable ranges all read it. A rwlock protects it:
  * memory syscalls take it for writing, copies and checks for reading.
+ * This file is the writer; the readers that only look at the table live
+ * beside it, sharing it through mm_internal.h: mm_access.c (the checked
+ * copies and access checks) and mm_maps.c (/proc/self/maps, the walk).
  *
  * Host protections: guest PROT_EXEC is never given to the host mapping (guest
  * code is interpreted or translated, never run in place); an executable
@@ -24,6 +27,7 @@
 #define _GNU_SOURCE
 #include "riscv/interp.h"
 #include "user/mm.h"
+#include "user/mm_internal.h"
 #include "user/user_mem.h"
 #include "exec/exec.h"
 #include "exec/perfmap.h"
@@ -61,7 +65,6 @@
 #define MREMAP_DONTUNMAP 4
 #endif
 
-#define PAGE_MASK_  (GUEST_PAGE_SIZE - 1)
 #define PAGE_UP(x)  (((x) + PAGE_MASK_) & ~PAGE_MASK_)
 #define PAGE_DOWN(x) ((x) & ~PAGE_MASK_)
 
@@ -71,25 +74,13 @@
 #define MMAP_MIN_GAP     (128ULL << 20)
 #define STACK_GUARD_GAP  (256ULL * GUEST_PAGE_SIZE)
 
-/* Guest mmap flag bits (riscv64 uses the asm-generic values, equal to x86's). */
-#define VMA_SHARED 1
-#define VMA_ANON   2
-#define VMA_GROWSDOWN 4
-
 uint8_t *guest_base;
 
-typedef struct Vma {
-    uint64_t start, end;   /* guest addresses, page aligned, end exclusive */
-    int prot;              /* guest PROT_* bits */
-    int flags;             /* VMA_* */
-    uint64_t offset;       /* file offset of start (file mappings) */
-    uint64_t dev, ino;     /* for /proc/self/maps */
-    char *name;            /* path, "[heap]", "[stack]" or NULL */
-} Vma;
-
-static pthread_rwlock_t mm_lock = PTHREAD_RWLOCK_INITIALIZER;
-static Vma *vmas;
-static size_t nvma, vma_cap;
+/* The table and its lock; mm_access.c and mm_maps.c read them (mm_internal.h). */
+pthread_rwlock_t mm_lock = PTHREAD_RWLOCK_INITIALIZER;
+Vma *vmas;
+size_t nvma;
+static size_t vma_cap;
 static uint64_t mmap_base;
 static uint64_t brk_start, brk_cur;
 
@@ -141,8 +132,9 @@ static int host_reserve(uint64_t start, uint64_t len)
  * the lock held forever in the child: hold it across the fork, release it
  * in the parent and start afresh in the child (only the forking thread
  * survives there, with a new tid that an inherited rwlock would not know).
- * Registered with pthread_atfork by exec.c, between its own locks (the
- * order is flush, mm, tb), or by main.c when there is no JIT.
+ * Called by the JIT core's fork handlers (guest_mem.ops->fork_*, from
+ * exec.c), between its own locks (the order is flush, mm, tb), or
+ * registered with pthread_atfork by main.c when there is no JIT.
  */
 void mm_fork_prepare(void) { pthread_rwlock_wrlock(&mm_lock); }
 void mm_fork_parent(void)  { pthread_rwlock_unlock(&mm_lock); }
@@ -199,19 +191,7 @@ void mm_init(void)
 
 /* -- The mapping table (callers hold mm_lock) ------------------------------ */
 
-/* Index of the first vma with end > addr (nvma if none). */
-static size_t vma_lookup(uint64_t addr)
-{
-    size_t lo = 0, hi = nvma;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (vmas[mid].end > addr)
-            hi = mid;
-        else
-            lo = mid + 1;
-    }
-    return lo;
-}
+/* (vma_lookup, the binary search, is in mm_internal.h.) */
 
 static void vma_reserve_slot(void)
 {
@@ -851,148 +831,6 @@ int64_t guest_brk(uint64_t addr)
 out:
     pthread_rwlock_unlock(&mm_lock);
     return (int64_t)ret;
-}
-
-/* -- Checked access from xlat's own code ------------------------------------ */
-
-/* Readable means PROT_READ or PROT_WRITE (riscv maps write-only as RW). */
-static bool prot_allows(int have, int need)
-{
-    if ((need & PROT_WRITE) && !(have & PROT_WRITE))
-        return false;
-    if ((need & PROT_READ) && !(have & (PROT_READ | PROT_WRITE)))
-        return false;
-    if ((need & PROT_EXEC) && !(have & PROT_EXEC))
-        return false;
-    return true;
-}
-
-static bool access_ok_locked(uint64_t ga, uint64_t len, int prot)
-{
-    if (!guest_range_in_window(ga, len))
-        return false;
-    if (len == 0)
-        return true;
-    uint64_t a = ga, end = ga + len;
-    for (size_t i = vma_lookup(ga); a < end; i++) {
-        if (i >= nvma || vmas[i].start > a || !prot_allows(vmas[i].prot, prot))
-            return false;
-        a = vmas[i].end;
-    }
-    return true;
-}
-
-bool guest_access_ok(uint64_t ga, uint64_t len, int prot)
-{
-    pthread_rwlock_rdlock(&mm_lock);
-    bool ok = access_ok_locked(ga, len, prot);
-    pthread_rwlock_unlock(&mm_lock);
-    return ok;
-}
-
-int guest_prot_at(uint64_t ga)
-{
-    pthread_rwlock_rdlock(&mm_lock);
-    size_t i = vma_lookup(ga);
-    int prot = i < nvma && vmas[i].start <= ga ? vmas[i].prot : -1;
-    pthread_rwlock_unlock(&mm_lock);
-    return prot;
-}
-
-int copy_from_guest(void *dst, uint64_t src, size_t len)
-{
-    pthread_rwlock_rdlock(&mm_lock);
-    bool ok = access_ok_locked(src, len, PROT_READ);
-    if (ok && len)
-        memcpy(dst, g2h(src), len);
-    pthread_rwlock_unlock(&mm_lock);
-    return ok ? 0 : -EFAULT;
-}
-
-int copy_to_guest(uint64_t dst, const void *src, size_t len)
-{
-    pthread_rwlock_rdlock(&mm_lock);
-    bool ok = access_ok_locked(dst, len, PROT_WRITE);
-    if (ok && len)
-        memcpy(g2h(dst), src, len);
-    pthread_rwlock_unlock(&mm_lock);
-    return ok ? 0 : -EFAULT;
-}
-
-char *guest_strdup(uint64_t ga, size_t max, int *err)
-{
-    pthread_rwlock_rdlock(&mm_lock);
-    char *res = NULL;
-    int e = -EFAULT;
-    uint64_t a = ga;
-    size_t n = 0;
-    /* Scan page by page, checking each page before touching it. */
-    while (n < max) {
-        uint64_t chunk = GUEST_PAGE_SIZE - (a & PAGE_MASK_);
-        if (chunk > max - n)
-            chunk = max - n;
-        if (!access_ok_locked(a, chunk, PROT_READ))
-            goto out;
-        const char *z = memchr(g2h(a), 0, chunk);
-        if (z) {
-            n += (size_t)(z - (const char *)g2h(a)) + 1;
-            res = malloc(n);
-            if (!res) {
-                e = -ENOMEM;
-                goto out;
-            }
-            memcpy(res, g2h(ga), n);
-            e = 0;
-            goto out;
-        }
-        n += chunk;
-        a += chunk;
-    }
-    e = -ENAMETOOLONG;
-out:
-    pthread_rwlock_unlock(&mm_lock);
-    if (err)
-        *err = e;
-    return res;
-}
-
-void guest_for_each_mapping(void (*fn)(void *arg, uint64_t start, uint64_t end, int prot,
-                                       bool shared),
-                            void *arg)
-{
-    pthread_rwlock_rdlock(&mm_lock);
-    for (size_t i = 0; i < nvma; i++)
-        fn(arg, vmas[i].start, vmas[i].end, vmas[i].prot, vmas[i].flags & VMA_SHARED);
-    pthread_rwlock_unlock(&mm_lock);
-}
-
-/* -- /proc/self/maps ------------------------------------------------------- */
-
-void guest_dump_maps(int fd)
-{
-    pthread_rwlock_rdlock(&mm_lock);
-    for (size_t i = 0; i < nvma; i++) {
-        const Vma *v = &vmas[i];
-        char line[4200];
-        int n = snprintf(line, sizeof(line), "%08llx-%08llx %c%c%c%c %08llx %02x:%02x %llu ",
-                         (unsigned long long)v->start, (unsigned long long)v->end,
-                         v->prot & PROT_READ ? 'r' : '-', v->prot & PROT_WRITE ? 'w' : '-',
-                         v->prot & PROT_EXEC ? 'x' : '-', v->flags & VMA_SHARED ? 's' : 'p',
-                         (unsigned long long)v->offset, major(v->dev), minor(v->dev),
-                         (unsigned long long)v->ino);
-        if (v->name) {
-            /* Linux pads the header to 72 columns, then one space. */
-            while (n < 72)
-                line[n++] = ' ';
-            n += snprintf(line + n, sizeof(line) - n, " %s", v->name);
-        }
-        if (n > (int)sizeof(line) - 2)
-            n = sizeof(line) - 2;
-        line[n++] = '\n';
-        if (write(fd, line, n) < 0)
-            break;
-    }
-    pthread_rwlock_unlock(&mm_lock);
 }
 
 /* -- SysV shared memory ------------------------------------------------------ */

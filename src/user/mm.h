@@ -18,8 +18,8 @@
  * mm.c keeps the list of guest mappings (address, length, protection, name)
  * and implements mmap/munmap/mprotect/mremap/brk on the window with
  * MAP_FIXED host mappings. Every guest pointer that xlat's own C code reads
- * or writes goes through copy_from_guest/copy_to_guest, which fail with
- * -EFAULT instead of faulting.
+ * or writes goes through copy_from_guest/copy_to_guest (mm_access.c), which
+ * fail with -EFAULT instead of faulting. mm_maps.c lists the mappings.
  */
 #ifndef XLAT_USER_MM_H
 #define XLAT_USER_MM_H

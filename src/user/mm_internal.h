@@ -1,0 +1,56 @@
+/*
+ * The guest mapping table's representation, shared by the files of the
+ * guest address space and by nothing else.
+ *
+ * mm.c owns the table and is the only writer: the memory syscalls edit it
+ * with mm_lock held for writing. mm_access.c (the checked copies and access
+ * checks) and mm_maps.c (/proc/self/maps and the walk vfork.c uses) only
+ * read it, with mm_lock held for reading. Everyone else goes through mm.h.
+ */
+#ifndef XLAT_USER_MM_INTERNAL_H
+#define XLAT_USER_MM_INTERNAL_H
+
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "user/mm.h"
+
+#define PAGE_MASK_  (GUEST_PAGE_SIZE - 1)
+
+/* Guest mmap flag bits (riscv64 uses the asm-generic values, equal to x86's).
+ * mm.c's SysV shm section adds VMA_SYSV_SHM (0x40). */
+#define VMA_SHARED 1
+#define VMA_ANON   2
+#define VMA_GROWSDOWN 4
+
+typedef struct Vma {
+    uint64_t start, end;   /* guest addresses, page aligned, end exclusive */
+    int prot;              /* guest PROT_* bits */
+    int flags;             /* VMA_* */
+    uint64_t offset;       /* file offset of start (file mappings) */
+    uint64_t dev, ino;     /* for /proc/self/maps */
+    char *name;            /* path, "[heap]", "[stack]" or NULL */
+} Vma;
+
+/* Defined in mm.c: the table (sorted by address, never overlapping) and
+ * its lock. */
+extern pthread_rwlock_t mm_lock;
+extern Vma *vmas;
+extern size_t nvma;
+
+/* Index of the first vma with end > addr (nvma if none). Needs mm_lock. */
+static inline size_t vma_lookup(uint64_t addr)
+{
+    size_t lo = 0, hi = nvma;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (vmas[mid].end > addr)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return lo;
+}
+
+#endif

@@ -1,0 +1,60 @@
+/*
+ * Listing the guest mappings (user mode): the walk vfork.c uses to find a
+ * vfork child's private writable pages, and the /proc/self/maps text that
+ * procfs.c serves the guest (maps, and the base of smaps and stat).
+ *
+ * Both read mm.c's mapping table (through mm_internal.h) with it
+ * read-locked. The maps lines are in Linux's format, with the guest's own
+ * protection bits (never the host mapping's) and, for file mappings, the
+ * offset, device, inode and name that mm.c recorded at mmap time.
+ */
+#define _GNU_SOURCE
+#include "user/mm.h"
+#include "user/mm_internal.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <sys/mman.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+/* -- The walk ------------------------------------------------------------- */
+
+void guest_for_each_mapping(void (*fn)(void *arg, uint64_t start, uint64_t end, int prot,
+                                       bool shared),
+                            void *arg)
+{
+    pthread_rwlock_rdlock(&mm_lock);
+    for (size_t i = 0; i < nvma; i++)
+        fn(arg, vmas[i].start, vmas[i].end, vmas[i].prot, vmas[i].flags & VMA_SHARED);
+    pthread_rwlock_unlock(&mm_lock);
+}
+
+/* -- /proc/self/maps ------------------------------------------------------- */
+
+void guest_dump_maps(int fd)
+{
+    pthread_rwlock_rdlock(&mm_lock);
+    for (size_t i = 0; i < nvma; i++) {
+        const Vma *v = &vmas[i];
+        char line[4200];
+        int n = snprintf(line, sizeof(line), "%08llx-%08llx %c%c%c%c %08llx %02x:%02x %llu ",
+                         (unsigned long long)v->start, (unsigned long long)v->end,
+                         v->prot & PROT_READ ? 'r' : '-', v->prot & PROT_WRITE ? 'w' : '-',
+                         v->prot & PROT_EXEC ? 'x' : '-', v->flags & VMA_SHARED ? 's' : 'p',
+                         (unsigned long long)v->offset, major(v->dev), minor(v->dev),
+                         (unsigned long long)v->ino);
+        if (v->name) {
+            /* Linux pads the header to 72 columns, then one space. */
+            while (n < 72)
+                line[n++] = ' ';
+            n += snprintf(line + n, sizeof(line) - n, " %s", v->name);
+        }
+        if (n > (int)sizeof(line) - 2)
+            n = sizeof(line) - 2;
+        line[n++] = '\n';
+        if (write(fd, line, n) < 0)
+            break;
+    }
+    pthread_rwlock_unlock(&mm_lock);
+}
