@@ -38,13 +38,16 @@ else
 LDLIBS  += -ldl
 endif
 
-# The execution core that every mode links (the guest ISA, the JIT core, the
-# x86 backend), and user mode's own sources: build/xlat is both. The unit
-# tests link everything but user mode's main.
+# Per-binary source lists. The execution core (the guest ISA, the JIT core,
+# the x86 backend) is linked by every mode; build/xlat is the core plus user
+# mode, and build/xlat-system (issue 18) will be the same core objects plus
+# src/system. tests/layering.sh checks that the core needs nothing of a mode.
+# The unit tests link the core and user mode without user mode's main.
 CORE_SRCS := $(shell find src/riscv src/exec src/x86 -name '*.c' | sort)
 USER_SRCS := $(shell find src/user -name '*.c' | sort)
-SRCS      := $(CORE_SRCS) $(USER_SRCS)
-OBJS      := $(SRCS:%.c=$(BUILD)/%.o)
+CORE_OBJS := $(CORE_SRCS:%.c=$(BUILD)/%.o)
+USER_OBJS := $(USER_SRCS:%.c=$(BUILD)/%.o)
+OBJS      := $(CORE_OBJS) $(USER_OBJS)
 LIB_OBJS  := $(filter-out $(BUILD)/src/user/main.o,$(OBJS))
 
 # Host unit tests: tests/unit/test_*.c, each its own binary.
@@ -53,7 +56,7 @@ UNIT_BINS := $(UNIT_SRCS:%.c=$(BUILD)/%)
 
 all: $(BUILD)/xlat
 
-$(BUILD)/xlat: $(OBJS)
+$(BUILD)/xlat: $(CORE_OBJS) $(USER_OBJS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # build-static/xlat is the binary (tests/run.sh build-static runs the suite
