@@ -176,18 +176,13 @@ static __attribute__((noinline)) enum exit_reason run_loop(CPUState *cpu)
             link = 0;
             continue;
         }
-        if (r == TR_INTERP) {
-            enum exit_reason er = interp_block(cpu);
+        if (r == TR_INTERP || r == TR_NOEXEC) {
+            /* A first run; or code that cannot be fetched, where the
+             * interpreter raises the exact fault. */
+            enum exit_reason er = r == TR_INTERP ? interp_block(cpu) : interp_step(cpu);
             if (er != EXIT_NONE)
                 return er;
             link = 0;
-            continue;
-        }
-        if (r == TR_NOEXEC) {
-            /* Let the interpreter raise the exact fetch fault. */
-            enum exit_reason er = interp_step(cpu);
-            if (er != EXIT_NONE)
-                return er;
             continue;
         }
         if (link && (df & DF_CHAIN)) {

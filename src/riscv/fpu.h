@@ -1,7 +1,8 @@
 /*
  * Software IEEE 754 binary32/binary64 arithmetic with exact RISC-V F/D
- * semantics (the golden model for the interpreter and, later, the helpers
- * that translated code calls for FP instructions).
+ * semantics: the golden model, used by the interpreter (interp_fp.c), which
+ * translated code calls for the FP cases trans_ext.c does not translate
+ * natively.
  *
  * Every function works on raw bit patterns: a single-precision value is the
  * low 32 bits of the argument (the caller strips or checks NaN-boxing), and a
