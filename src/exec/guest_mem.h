@@ -8,7 +8,9 @@
  * this and go straight to host memory; a mode that can fault there (user
  * mode: an unmapped or protected page of the window) catches the host fault
  * and leaves through guest_fault (below). Every access outside the window
- * goes to ops->slow, which returns the host address to use or a MemFault.
+ * goes to the mode: ops->load/store for loads and stores (a device
+ * register has no host address), ops->slow for accesses that need memory
+ * (the host address to use, or a MemFault).
  * User mode's window is the whole guest address space (user/mm.h), so its
  * slow path only ever faults; a mode with no window (limit 0) serves every
  * access there.
@@ -53,8 +55,16 @@ typedef struct MemFault {
 struct CPUState;
 
 typedef struct GuestMemOps {
-    /* Host address of [addr, addr+size) for an access outside the direct
-     * window, or NULL with *fault filled in. */
+    /* A load or store of size bytes (1, 2, 4, 8; any alignment) outside
+     * the direct window: the value (zero-extended) or false with *fault
+     * filled in. Device registers are reached through these. */
+    bool (*load)(struct CPUState *cpu, uint64_t addr, unsigned size, uint64_t *val,
+                 MemFault *fault);
+    bool (*store)(struct CPUState *cpu, uint64_t addr, unsigned size, uint64_t val,
+                  MemFault *fault);
+    /* Host address of [addr, addr+size) outside the direct window for an
+     * access that needs memory (a fetch, an LR/SC/AMO; never across a
+     * page), or NULL with *fault filled in. */
     void *(*slow)(struct CPUState *cpu, uint64_t addr, unsigned size, enum mem_access access,
                   MemFault *fault);
     /* May cpu fetch the bytes [addr, addr+len) as instructions? */

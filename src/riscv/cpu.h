@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "exec/guest_mem.h"
+#include "riscv/priv.h"
 
 /* The smallest guest page: the unit of code tracking (exec's page lists). */
 #define TARGET_PAGE_BITS 12
@@ -25,7 +26,9 @@ enum exit_reason {
     EXIT_EBREAK,    /* pc points at the ebreak (user mode: SIGTRAP) */
     EXIT_ILLEGAL,   /* pc points at the instruction (user mode: SIGILL) */
     EXIT_FAULT,     /* memory fault: cpu->fault says what, pc exact */
-    EXIT_REQUEST,   /* another thread or a signal asked the loop to look */
+    EXIT_REQUEST,   /* the loop must look: another thread or a signal asked,
+                     * or (system mode) the privileged state changed; pc is next */
+    EXIT_WFI,       /* system mode: wfi done, pc is past it; sleep until an interrupt */
 };
 
 typedef struct CPUState {
@@ -71,7 +74,10 @@ typedef struct CPUState {
      * first use and unmapped by interp_cpu_exit. */
     struct DCacheEntry *dcache;
     uint64_t dcache_gen_seen;  /* the flush generation its entries are valid for */
-    uint64_t exec_page;        /* the last code page found fetchable */
+    uint64_t exec_page;        /* 1 + the last code page found fetchable (0: none) */
+
+    /* The privileged architecture (system mode; off in user mode). */
+    RiscvPriv priv;
 } CPUState;
 
 /* FP exception flag bits (fflags). */

@@ -202,6 +202,7 @@ static void extract_fields(Insn *in)
     case FMT_XF:
     case FMT_FX_RM:
     case FMT_FX:    in->rd = rd; in->rs1 = rs1; break;
+    case FMT_SFENCE: in->rs1 = rs1; in->rs2 = rs2; break;
     case FMT_COUNT: break;
     }
 }

@@ -382,6 +382,11 @@ static void print_generic(Out *o, const Insn *in, uint64_t pc)
     switch (d->fmt) {
     case FMT_NONE:  return;
     case FMT_COUNT: return;
+    case FMT_SFENCE:
+        if (in->rs1 == 0 && in->rs2 == 0)
+            return;
+        put(o, "\t");
+        break;
     case FMT_LR:
     case FMT_AMO:   put(o, "%s\t", aqrl[in->rm & 3]); break;
     default:        put(o, "\t"); break;
@@ -434,6 +439,12 @@ static void print_generic(Out *o, const Insn *in, uint64_t pc)
     case FMT_XF:    put(o, "%s,%s", X(in->rd), F(in->rs1)); break;
     case FMT_FX_RM: put(o, "%s,%s", F(in->rd), X(in->rs1)); put_rm_of(o, in); break;
     case FMT_FX:    put(o, "%s,%s", F(in->rd), X(in->rs1)); break;
+    case FMT_SFENCE:    /* objdump leaves out trailing zero operands */
+        if (in->rs2)
+            put(o, "%s,%s", X(in->rs1), X(in->rs2));
+        else
+            put(o, "%s", X(in->rs1));
+        break;
     case FMT_NONE:
     case FMT_FENCE:
     case FMT_COUNT: break;

@@ -42,6 +42,7 @@ enum insn_format {
     FMT_XF,     /* x rd, f rs1 (fmv.x.w, fclass) */
     FMT_FX_RM,  /* f rd, x rs1, rm (fcvt.s.w ...) */
     FMT_FX,     /* f rd, x rs1 (fmv.w.x) */
+    FMT_SFENCE, /* x rs1, x rs2 (sfence.vma: vaddr, asid) */
     FMT_COUNT
 };
 

@@ -297,11 +297,23 @@ static enum exit_reason fault_exit(CPUState *cpu, uint64_t pc, const MemFault *f
     return EXIT_FAULT;
 }
 
-/* An access outside the direct window: the mode's slow path. */
+/* Accesses outside the direct window: the mode's slow paths. */
 static __attribute__((noinline)) void *mem_slow(CPUState *cpu, uint64_t a, unsigned n,
                                                 enum mem_access acc, MemFault *fault)
 {
     return guest_mem.ops->slow(cpu, a, n, acc, fault);
+}
+
+static __attribute__((noinline)) bool mem_load(CPUState *cpu, uint64_t a, unsigned n,
+                                               uint64_t *val, MemFault *fault)
+{
+    return guest_mem.ops->load(cpu, a, n, val, fault);
+}
+
+static __attribute__((noinline)) bool mem_store(CPUState *cpu, uint64_t a, unsigned n,
+                                                uint64_t val, MemFault *fault)
+{
+    return guest_mem.ops->store(cpu, a, n, val, fault);
 }
 
 /* -- CSRs ----------------------------------------------------------------- */
@@ -341,44 +353,66 @@ static bool csr_write(CPUState *cpu, unsigned csr, uint64_t val)
 /*
  * csrrw/csrrs/csrrc and their immediate forms. csrrs/csrrc with a zero
  * source register number (or uimm 0) do not write, so reading a read-only
- * counter is legal. Returns false for an illegal access; rd is written only
- * on success.
+ * counter is legal. With the privileged architecture (system mode) every
+ * CSR is priv.c's. Returns PRIV_OK, PRIV_STOP (done; the loop must look)
+ * or PRIV_ILLEGAL; rd is written only on success.
  */
-static bool exec_csr(CPUState *cpu, const Insn *in)
+static int exec_csr(CPUState *cpu, const Insn *in)
 {
     unsigned csr = (unsigned)in->imm & 0xfff;
     enum insn_op op = (enum insn_op)in->op;
     bool imm_form = op == OP_csrrwi || op == OP_csrrsi || op == OP_csrrci;
     uint64_t src = imm_form ? in->rs1 : cpu->x[in->rs1];
+    bool write = op == OP_csrrw || op == OP_csrrwi || in->rs1 != 0;
+    int kind = op == OP_csrrw || op == OP_csrrwi ? CSR_OP_WRITE
+             : op == OP_csrrs || op == OP_csrrsi ? CSR_OP_SET : CSR_OP_CLEAR;
     uint64_t old, nv;
 
-    if (!csr_read(cpu, csr, &old))
-        return false;
-    switch (op) {
-    case OP_csrrw: case OP_csrrwi: nv = src; break;
-    case OP_csrrs: case OP_csrrsi: nv = old | src; break;
-    default:                       nv = old & ~src; break;
+    if (cpu->priv.on) {
+        int r = priv_csr(cpu, csr, kind, src, write, &old);
+        if (r != PRIV_ILLEGAL)
+            cpu->x[in->rd] = old;
+        return r;
     }
-    bool write = op == OP_csrrw || op == OP_csrrwi || in->rs1 != 0;
+    if (!csr_read(cpu, csr, &old))
+        return PRIV_ILLEGAL;
+    nv = kind == CSR_OP_WRITE ? src : kind == CSR_OP_SET ? old | src : old & ~src;
     if (write && !csr_write(cpu, csr, nv))
-        return false;
+        return PRIV_ILLEGAL;
     cpu->x[in->rd] = old;
-    return true;
+    return PRIV_OK;
 }
 
 /* -- The execution loop --------------------------------------------------- */
 
-#define LD8(h)   (*(const gu8  *)(h))
 #define LD16(h)  (*(const gu16 *)(h))
 #define LD32(h)  (*(const gu32 *)(h))
-#define LD64(h)  (*(const gu64 *)(h))
-#define ST8(h, v)  (*(gu8  *)(h) = (uint8_t)(v))
-#define ST16(h, v) (*(gu16 *)(h) = (uint16_t)(v))
-#define ST32(h, v) (*(gu32 *)(h) = (uint32_t)(v))
-#define ST64(h, v) (*(gu64 *)(h) = (uint64_t)(v))
 
-/* The host address of a guest access of n bytes at a (its value), after
- * the fence; a fault leaves through mem_fault. */
+/* A load of sizeof(T) bytes at guest address a (its value, as T's integer
+ * type): the window's host bytes, or the mode's slow path; a fault leaves
+ * through mem_fault. */
+#define LOAD(T, a) ({                                                   \
+        uint64_t la_ = (a), lv_;                                        \
+        SIGNAL_FENCE();                                                 \
+        if (likely(guest_mem_in_window(la_, sizeof(T))))                \
+            lv_ = *(const T *)(guest_mem.base + la_);                   \
+        else if (!mem_load(cpu, la_, sizeof(T), &lv_, &fault))          \
+            goto mem_fault;                                             \
+        lv_;                                                            \
+    })
+
+/* A store of v's low sizeof(T) bytes at guest address a, likewise. */
+#define STORE(T, a, v) do {                                             \
+        uint64_t sa_ = (a), sv_ = (v);                                  \
+        SIGNAL_FENCE();                                                 \
+        if (likely(guest_mem_in_window(sa_, sizeof(T))))                \
+            *(T *)(guest_mem.base + sa_) = (T)sv_;                      \
+        else if (!mem_store(cpu, sa_, sizeof(T), sv_, &fault))          \
+            goto mem_fault;                                             \
+    } while (0)
+
+/* The host address of an access of n bytes at a that needs one (a fetch,
+ * an LR/SC/AMO), after the fence; a fault leaves through mem_fault. */
 #define HOST(a, n, acc) ({                                              \
         uint64_t a_ = (a);                                              \
         void *h_;                                                       \
@@ -486,17 +520,17 @@ enum exit_reason run(CPUState *cpu, unsigned straight)
         case OP_bgeu: BRANCH(RS1 >= RS2); break;                /* bgeu */
 
         /* RV64I: loads and stores */
-        case OP_lb:  { RD = (uint64_t)(int64_t)(int8_t)LD8(HOST(EA, 1, MEM_LOAD)); break; }
-        case OP_lh:  { RD = (uint64_t)(int64_t)(int16_t)LD16(HOST(EA, 2, MEM_LOAD)); break; }
-        case OP_lw:  { RD = sext32(LD32(HOST(EA, 4, MEM_LOAD))); break; }
-        case OP_ld:  { RD = LD64(HOST(EA, 8, MEM_LOAD)); break; }
-        case OP_lbu: { RD = LD8(HOST(EA, 1, MEM_LOAD)); break; }
-        case OP_lhu: { RD = LD16(HOST(EA, 2, MEM_LOAD)); break; }
-        case OP_lwu: { RD = LD32(HOST(EA, 4, MEM_LOAD)); break; }
-        case OP_sb:  { ST8(HOST(EA, 1, MEM_STORE), RS2); break; }
-        case OP_sh:  { ST16(HOST(EA, 2, MEM_STORE), RS2); break; }
-        case OP_sw:  { ST32(HOST(EA, 4, MEM_STORE), RS2); break; }
-        case OP_sd:  { ST64(HOST(EA, 8, MEM_STORE), RS2); break; }
+        case OP_lb:  { RD = (uint64_t)(int64_t)(int8_t)LOAD(gu8, EA); break; }
+        case OP_lh:  { RD = (uint64_t)(int64_t)(int16_t)LOAD(gu16, EA); break; }
+        case OP_lw:  { RD = sext32(LOAD(gu32, EA)); break; }
+        case OP_ld:  { RD = LOAD(gu64, EA); break; }
+        case OP_lbu: { RD = LOAD(gu8, EA); break; }
+        case OP_lhu: { RD = LOAD(gu16, EA); break; }
+        case OP_lwu: { RD = LOAD(gu32, EA); break; }
+        case OP_sb:  { STORE(gu8, EA, RS2); break; }
+        case OP_sh:  { STORE(gu16, EA, RS2); break; }
+        case OP_sw:  { STORE(gu32, EA, RS2); break; }
+        case OP_sd:  { STORE(gu64, EA, RS2); break; }
 
         /* RV64I: register-immediate */
         case OP_addi:  RD = RS1 + IMM; break;                   /* addi */
@@ -547,9 +581,32 @@ enum exit_reason run(CPUState *cpu, unsigned straight)
         /* Zicsr */
         case OP_csrrw: case OP_csrrs: case OP_csrrc:
         case OP_csrrwi: case OP_csrrsi: case OP_csrrci:
-            if (!exec_csr(cpu, in))
-                goto illegal;
+            switch (exec_csr(cpu, in)) {
+            case PRIV_ILLEGAL: goto illegal;
+            case PRIV_STOP:    goto stop;
+            default:           break;
+            }
             break;
+
+        /* Privileged (priv.c): illegal without the privileged architecture */
+        case OP_mret:
+        case OP_sret:
+            if (!cpu->priv.on ||
+                priv_xret(cpu, in->op == OP_mret ? PRV_M : PRV_S, &npc) == PRIV_ILLEGAL)
+                goto illegal;
+            goto stop;
+        case OP_wfi:
+            if (!cpu->priv.on || priv_wfi(cpu) == PRIV_ILLEGAL)
+                goto illegal;
+            x[0] = 0;
+            cpu->instret++;
+            cpu->pc = npc;
+            return EXIT_WFI;
+        case OP_sfence_vma:
+            if (!cpu->priv.on ||
+                priv_sfence_vma(cpu, RS1, RS2, in->rs1 != 0, in->rs2 != 0) == PRIV_ILLEGAL)
+                goto illegal;
+            goto stop;
 
         /* M */
         case OP_mul:    RD = RS1 * RS2; break;                  /* mul */
@@ -633,10 +690,11 @@ enum exit_reason run(CPUState *cpu, unsigned straight)
         case OP_amomaxu_d: AMO_D(AMO_MAXU); break;              /* amomaxu.d */
 
         /* F/D loads and stores (single values are NaN-boxed in f[]) */
-        case OP_flw: { cpu->f[in->rd] = 0xffffffff00000000ULL | LD32(HOST(EA, 4, MEM_LOAD)); break; }
-        case OP_fld: { cpu->f[in->rd] = LD64(HOST(EA, 8, MEM_LOAD)); break; }
-        case OP_fsw: { ST32(HOST(EA, 4, MEM_STORE), cpu->f[in->rs2]); break; }
-        case OP_fsd: { ST64(HOST(EA, 8, MEM_STORE), cpu->f[in->rs2]); break; }
+#define FP_ON() do { if (unlikely(cpu->priv.on) && !priv_fp_use(cpu)) goto illegal; } while (0)
+        case OP_flw: { FP_ON(); cpu->f[in->rd] = 0xffffffff00000000ULL | LOAD(gu32, EA); break; }
+        case OP_fld: { FP_ON(); cpu->f[in->rd] = LOAD(gu64, EA); break; }
+        case OP_fsw: { FP_ON(); STORE(gu32, EA, cpu->f[in->rs2]); break; }
+        case OP_fsd: { FP_ON(); STORE(gu64, EA, cpu->f[in->rs2]); break; }
 
         /* F/D arithmetic, compares, conversions, moves: interp_fp.c */
         case OP_fmadd_s: case OP_fmsub_s: case OP_fnmsub_s: case OP_fnmadd_s:
@@ -655,6 +713,7 @@ enum exit_reason run(CPUState *cpu, unsigned straight)
         case OP_fcvt_w_d: case OP_fcvt_wu_d: case OP_fcvt_l_d: case OP_fcvt_lu_d:
         case OP_fcvt_d_w: case OP_fcvt_d_wu: case OP_fcvt_d_l: case OP_fcvt_d_lu:
         case OP_fmv_x_d: case OP_fmv_d_x:
+            FP_ON();
             if (interp_fp(cpu, in) != EXIT_NONE)
                 goto illegal;
             break;
@@ -732,6 +791,11 @@ enum exit_reason run(CPUState *cpu, unsigned straight)
         gen = dcache_sync(cpu);
     }
 
+stop:       /* done, and the privileged state changed: the loop looks first */
+    x[0] = 0;
+    cpu->instret++;
+    cpu->pc = npc;
+    return EXIT_REQUEST;
 illegal:
     cpu->pc = pc;
     return EXIT_ILLEGAL;

@@ -78,6 +78,7 @@ _Noreturn void cpu_loop(CPUState *cpu)
             cpu->exit_request = 0;         /* before looking at what was asked */
             break;
         case EXIT_NONE:
+        case EXIT_WFI:                     /* system mode only: no wfi in U-mode */
             break;
         }
         signal_process_pending(cpu);

@@ -18,8 +18,25 @@ static void *user_slow(struct CPUState *cpu, uint64_t addr, unsigned size,
 {
     (void)cpu;
     (void)size;
-    *fault = (MemFault){ .kind = MEM_FAULT_UNMAPPED, .access = (uint8_t)access, .addr = addr };
+    /* Straddling the window's end, the access starts inside it: as a host
+     * fault there would, leave the mapping check to fault_signal_of. */
+    uint8_t kind = addr < GUEST_SPACE_SIZE ? MEM_FAULT_PROT : MEM_FAULT_UNMAPPED;
+    *fault = (MemFault){ .kind = kind, .access = (uint8_t)access, .addr = addr };
     return NULL;
+}
+
+static bool user_load(struct CPUState *cpu, uint64_t addr, unsigned size, uint64_t *val,
+                      MemFault *fault)
+{
+    (void)val;
+    return user_slow(cpu, addr, size, MEM_LOAD, fault) != NULL;
+}
+
+static bool user_store(struct CPUState *cpu, uint64_t addr, unsigned size, uint64_t val,
+                       MemFault *fault)
+{
+    (void)val;
+    return user_slow(cpu, addr, size, MEM_STORE, fault) != NULL;
 }
 
 static bool user_code_ok(const struct CPUState *cpu, uint64_t addr, uint64_t len)
@@ -34,6 +51,8 @@ static int user_read(void *dst, uint64_t addr, size_t len)
 }
 
 static const GuestMemOps user_ops = {
+    .load = user_load,
+    .store = user_store,
     .slow = user_slow,
     .code_ok = user_code_ok,
     .code_phys = NULL,                  /* phys = pc */

@@ -1,0 +1,40 @@
+/*
+ * Sv39, Sv48 and Sv57 address translation (privileged spec 1.12, 4.3-4.6):
+ * the page walk of one access, with the checks of the effective privilege
+ * (mstatus.MPRV/MPP for M-mode loads and stores), U-bit pages and SUM, MXR,
+ * superpage alignment and reserved bits, and the A and D bits set in the
+ * page table entry by the walk itself (as QEMU's virt harts do; Svade's
+ * fault-instead is not offered).
+ *
+ * Page-table entries are read and written through the machine's physical
+ * memory (PageTableMem); an entry outside RAM is an access fault.
+ */
+#ifndef XLAT_RISCV_MMU_H
+#define XLAT_RISCV_MMU_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "riscv/cpu.h"
+
+/* The host address of the 8 bytes at physical address pa, if RAM. */
+typedef uint64_t *(*PageTableMem)(uint64_t pa);
+
+/* What a successful translation says about the page it found. */
+typedef struct MmuResult {
+    uint64_t pa;            /* physical address of va */
+    uint64_t page_mask;     /* size of the mapping - 1 (4 KiB, or a superpage) */
+    int mode;               /* the effective privilege the check was for */
+} MmuResult;
+
+/*
+ * Translate va for access: true with *out, or false with *fault (kind
+ * MEM_FAULT_PROT for a page fault, MEM_FAULT_BUS for an access fault).
+ */
+bool mmu_translate(CPUState *cpu, uint64_t va, enum mem_access access, PageTableMem mem,
+                   MmuResult *out, MemFault *fault);
+
+/* The privilege level whose rules an access follows (MPRV applied). */
+int mmu_effective_mode(const CPUState *cpu, enum mem_access access);
+
+#endif

@@ -1,0 +1,451 @@
+/*
+ * The RISC-V privileged architecture (privileged spec 1.12): the CSRs of
+ * the machine and supervisor levels, traps and their delegation, interrupt
+ * selection, mret/sret, wfi and sfence.vma. See priv.h. The page walk is
+ * mmu.c's.
+ *
+ * WARL fields keep the legal part of a write: mstatus.MPP refuses 2, the
+ * trap vectors' mode refuses anything but direct and vectored, satp refuses
+ * a mode other than bare/Sv39/Sv48/Sv57 as a whole (Linux probes Sv57,
+ * then Sv48, by writing and reading back), xepc clears bit 0. PMP entries
+ * keep what is written and check nothing: every access is allowed, which
+ * is what firmware needs of them here. Counters: cycle and instret are the
+ * interpreter's retired count, time is the machine's mtime; hpmcounters
+ * read zero.
+ */
+#include "riscv/priv.h"
+
+#include "riscv/cpu.h"
+
+PrivHooks priv_hooks;
+
+#define MISA_RV64   (2ULL << 62)
+#define MISA_BIT(c) (1ULL << ((c) - 'A'))
+#define MISA_VALUE  (MISA_RV64 | MISA_BIT('A') | MISA_BIT('C') | MISA_BIT('D') | MISA_BIT('F') | \
+                     MISA_BIT('I') | MISA_BIT('M') | MISA_BIT('S') | MISA_BIT('U'))
+
+#define MSTATUS_WRITABLE (MSTATUS_SIE | MSTATUS_MIE | MSTATUS_SPIE | MSTATUS_MPIE | MSTATUS_SPP | \
+                          MSTATUS_MPP | MSTATUS_FS | MSTATUS_MPRV | MSTATUS_SUM | MSTATUS_MXR | \
+                          MSTATUS_TVM | MSTATUS_TW | MSTATUS_TSR)
+#define SSTATUS_VISIBLE  (MSTATUS_SIE | MSTATUS_SPIE | MSTATUS_SPP | MSTATUS_FS | MSTATUS_XS | \
+                          MSTATUS_SUM | MSTATUS_MXR | MSTATUS_UXL | MSTATUS_SD)
+#define SSTATUS_WRITABLE (MSTATUS_SIE | MSTATUS_SPIE | MSTATUS_SPP | MSTATUS_FS | MSTATUS_SUM | \
+                          MSTATUS_MXR)
+#define MSTATUS_XL64     ((2ULL << 32) | (2ULL << 34))   /* UXL = SXL = 64 bits */
+
+/* Exceptions S-mode may take (ecall from M never is). */
+#define MEDELEG_WRITABLE 0xb3ffULL
+#define MIDELEG_WRITABLE (MIP_SSIP | MIP_STIP | MIP_SEIP)
+#define MIE_WRITABLE     (MIP_SSIP | MIP_MSIP | MIP_STIP | MIP_MTIP | MIP_SEIP | MIP_MEIP)
+/* mip bits software may write (the rest follow the devices). */
+#define MIP_M_WRITABLE   (MIP_SSIP | MIP_STIP | MIP_SEIP)
+
+#define MENVCFG_FIOM (1ULL << 0)
+#define MENVCFG_STCE (1ULL << 63)
+
+#define SATP_MODE_SHIFT 60
+#define SATP_ASID_MASK  (0xffffULL << 44)
+#define SATP_PPN_MASK   ((1ULL << 44) - 1)
+
+#define COUNTER_CY 1
+#define COUNTER_TM 2
+#define COUNTER_IR 4
+
+static uint64_t mip_load(const RiscvPriv *p) { return __atomic_load_n(&p->mip, __ATOMIC_ACQUIRE); }
+
+static uint64_t time_now(void) { return priv_hooks.time ? priv_hooks.time() : 0; }
+
+static void mmu_changed(CPUState *cpu, bool all, uint64_t vaddr)
+{
+    cpu->exec_page = 0;         /* the interpreter's "this page is fetchable" */
+    if (priv_hooks.mmu_changed)
+        priv_hooks.mmu_changed(cpu, all, vaddr);
+}
+
+/* mstatus changed from old: what translation depends on (MPRV, SUM, MXR,
+ * and MPP while MPRV is set) drops cached translations; a mode change only
+ * the interpreter's fetchable-page note (cached translations carry their
+ * mode). */
+static void status_changed(CPUState *cpu, uint64_t old, int old_mode)
+{
+    uint64_t now = cpu->priv.mstatus;
+    uint64_t watch = MSTATUS_MPRV | MSTATUS_SUM | MSTATUS_MXR |
+                     ((now | old) & MSTATUS_MPRV ? MSTATUS_MPP : 0);
+    if ((old ^ now) & watch)
+        mmu_changed(cpu, true, 0);
+    else if (cpu->priv.mode != old_mode)
+        cpu->exec_page = 0;
+}
+
+/* mip as software reads it: STIP follows stimecmp while Sstc is on. */
+static uint64_t mip_value(const CPUState *cpu)
+{
+    const RiscvPriv *p = &cpu->priv;
+    uint64_t v = mip_load(p);
+    if (p->menvcfg & MENVCFG_STCE)
+        v = time_now() >= p->stimecmp ? v | MIP_STIP : v & ~MIP_STIP;
+    return v;
+}
+
+static uint64_t mstatus_value(const RiscvPriv *p)
+{
+    uint64_t v = p->mstatus | MSTATUS_XL64;
+    if ((v & MSTATUS_FS) == MSTATUS_FS)
+        v |= MSTATUS_SD;
+    return v;
+}
+
+/* -- CSR access checks ------------------------------------------------------------ */
+
+/* Counters from U or S: gated by mcounteren (and scounteren for U). */
+static bool counter_ok(const RiscvPriv *p, unsigned bit)
+{
+    if (p->mode < PRV_M && !(p->mcounteren & bit))
+        return false;
+    if (p->mode < PRV_S && !(p->scounteren & bit))
+        return false;
+    return true;
+}
+
+static bool fs_on(const RiscvPriv *p) { return (p->mstatus & MSTATUS_FS) != 0; }
+
+bool priv_fp_use(CPUState *cpu)
+{
+    if (!fs_on(&cpu->priv))
+        return false;
+    cpu->priv.mstatus |= MSTATUS_FS;    /* Dirty */
+    return true;
+}
+
+/* -- Reads ------------------------------------------------------------------------ */
+
+/* The value of csr, or false if it does not exist (for this hart at all). */
+static bool csr_get(CPUState *cpu, unsigned csr, uint64_t *v)
+{
+    RiscvPriv *p = &cpu->priv;
+    switch (csr) {
+    case CSR_FFLAGS:  *v = cpu->fflags & 0x1f; return fs_on(p);
+    case CSR_FRM:     *v = cpu->frm & 7; return fs_on(p);
+    case CSR_FCSR:    *v = (uint64_t)(cpu->frm & 7) << 5 | (cpu->fflags & 0x1f); return fs_on(p);
+    case CSR_CYCLE:   *v = cpu->instret; return counter_ok(p, COUNTER_CY);
+    case CSR_TIME:    *v = time_now(); return counter_ok(p, COUNTER_TM);
+    case CSR_INSTRET: *v = cpu->instret; return counter_ok(p, COUNTER_IR);
+
+    case 0x100: *v = mstatus_value(p) & SSTATUS_VISIBLE; return true;          /* sstatus */
+    case 0x104: *v = p->mie & p->mideleg; return true;                          /* sie */
+    case 0x105: *v = p->stvec; return true;
+    case 0x106: *v = p->scounteren; return true;
+    case 0x10a: *v = p->senvcfg; return true;
+    case 0x140: *v = p->sscratch; return true;
+    case 0x141: *v = p->sepc; return true;
+    case 0x142: *v = p->scause; return true;
+    case 0x143: *v = p->stval; return true;
+    case 0x144: *v = mip_value(cpu) & p->mideleg; return true;                 /* sip */
+    case 0x14d:                                                                 /* stimecmp */
+        *v = p->stimecmp;
+        return p->mode == PRV_M || ((p->menvcfg & MENVCFG_STCE) && (p->mcounteren & COUNTER_TM));
+    case 0x180:                                                                 /* satp */
+        *v = p->satp;
+        return !(p->mode == PRV_S && (p->mstatus & MSTATUS_TVM));
+
+    case 0xf11: case 0xf12: case 0xf13: case 0xf15: *v = 0; return true;      /* ids, mconfigptr */
+    case 0xf14: *v = p->mhartid; return true;
+    case 0x300: *v = mstatus_value(p); return true;
+    case 0x301: *v = MISA_VALUE; return true;
+    case 0x302: *v = p->medeleg; return true;
+    case 0x303: *v = p->mideleg; return true;
+    case 0x304: *v = p->mie; return true;
+    case 0x305: *v = p->mtvec; return true;
+    case 0x306: *v = p->mcounteren; return true;
+    case 0x30a: *v = p->menvcfg; return true;
+    case 0x320: *v = p->mcountinhibit; return true;
+    case 0x340: *v = p->mscratch; return true;
+    case 0x341: *v = p->mepc; return true;
+    case 0x342: *v = p->mcause; return true;
+    case 0x343: *v = p->mtval; return true;
+    case 0x344: *v = mip_value(cpu); return true;
+    case 0xb00: case 0xb02: *v = cpu->instret; return true;                    /* mcycle, minstret */
+    case 0x7a0: case 0x7a1: case 0x7a2: case 0x7a3: *v = 0; return true;      /* no triggers */
+    default:
+        break;
+    }
+    if (csr >= 0x3a0 && csr < 0x3a0 + PMP_ENTRIES / 4) {                       /* pmpcfg0, 2 */
+        if (csr & 1)
+            return false;                                   /* odd ones are RV32's */
+        *v = p->pmpcfg[(csr - 0x3a0) / 2];
+        return true;
+    }
+    if (csr >= 0x3b0 && csr < 0x3b0 + 64) {                                    /* pmpaddr0..63 */
+        *v = csr < 0x3b0 + PMP_ENTRIES ? p->pmpaddr[csr - 0x3b0] : 0;
+        return true;
+    }
+    if ((csr >= 0xc03 && csr <= 0xc1f) || (csr >= 0xb03 && csr <= 0xb1f) ||   /* hpmcounters */
+        (csr >= 0x323 && csr <= 0x33f)) {                                      /* mhpmevents */
+        *v = 0;
+        return csr < 0xc00 || counter_ok(p, 1u << (csr & 31));
+    }
+    return false;
+}
+
+/* -- Writes ----------------------------------------------------------------------- */
+
+static void set_mstatus(CPUState *cpu, uint64_t v, uint64_t writable)
+{
+    RiscvPriv *p = &cpu->priv;
+    uint64_t old = p->mstatus;
+    if ((v & MSTATUS_MPP) == (2ULL << 11))                  /* reserved: keep MPP */
+        v = (v & ~MSTATUS_MPP) | (old & MSTATUS_MPP);
+    p->mstatus = (old & ~writable) | (v & writable);
+    status_changed(cpu, old, p->mode);
+}
+
+static uint64_t legal_tvec(uint64_t v, uint64_t old)
+{
+    return (v & 3) >= 2 ? old : v & ~2ULL;
+}
+
+static void set_satp(CPUState *cpu, uint64_t v)
+{
+    unsigned mode = (unsigned)(v >> SATP_MODE_SHIFT);
+    if (mode != SATP_BARE && mode != SATP_SV39 && mode != SATP_SV48 && mode != SATP_SV57)
+        return;                                             /* WARL: the write is ignored */
+    if (mode == SATP_BARE)
+        v = 0;
+    cpu->priv.satp = v & ((0xfULL << SATP_MODE_SHIFT) | SATP_ASID_MASK | SATP_PPN_MASK);
+    mmu_changed(cpu, true, 0);
+}
+
+static void mip_write(RiscvPriv *p, uint64_t mask, uint64_t v)
+{
+    uint64_t old = mip_load(p), nv;
+    do
+        nv = (old & ~mask) | (v & mask);
+    while (!__atomic_compare_exchange_n(&p->mip, &old, nv, false, __ATOMIC_ACQ_REL,
+                                        __ATOMIC_ACQUIRE));
+}
+
+/* Write csr (already read: it exists here). False if it is read-only. */
+static bool csr_set(CPUState *cpu, unsigned csr, uint64_t v)
+{
+    RiscvPriv *p = &cpu->priv;
+    switch (csr) {
+    case CSR_FFLAGS: cpu->fflags = v & 0x1f; p->mstatus |= MSTATUS_FS; return true;
+    case CSR_FRM:    cpu->frm = v & 7; p->mstatus |= MSTATUS_FS; return true;
+    case CSR_FCSR:
+        cpu->fflags = v & 0x1f;
+        cpu->frm = (v >> 5) & 7;
+        p->mstatus |= MSTATUS_FS;
+        return true;
+
+    case 0x100: set_mstatus(cpu, v, SSTATUS_WRITABLE); return true;
+    case 0x104: p->mie = (p->mie & ~p->mideleg) | (v & p->mideleg & MIE_WRITABLE); return true;
+    case 0x105: p->stvec = legal_tvec(v, p->stvec); return true;
+    case 0x106: p->scounteren = v & 0xffffffffULL; return true;
+    case 0x10a: p->senvcfg = v & MENVCFG_FIOM; return true;
+    case 0x140: p->sscratch = v; return true;
+    case 0x141: p->sepc = v & ~1ULL; return true;
+    case 0x142: p->scause = v; return true;
+    case 0x143: p->stval = v; return true;
+    case 0x144: mip_write(p, MIP_SSIP & p->mideleg, v); return true;
+    case 0x14d:
+        p->stimecmp = v;
+        if (priv_hooks.timer_changed)
+            priv_hooks.timer_changed(cpu);
+        return true;
+    case 0x180: set_satp(cpu, v); return true;
+
+    case 0x300: set_mstatus(cpu, v, MSTATUS_WRITABLE); return true;
+    case 0x301: return true;                                /* misa: fixed */
+    case 0x302: p->medeleg = v & MEDELEG_WRITABLE; return true;
+    case 0x303: p->mideleg = v & MIDELEG_WRITABLE; return true;
+    case 0x304: p->mie = v & MIE_WRITABLE; return true;
+    case 0x305: p->mtvec = legal_tvec(v, p->mtvec); return true;
+    case 0x306: p->mcounteren = v & 0xffffffffULL; return true;
+    case 0x30a: p->menvcfg = v & (MENVCFG_FIOM | MENVCFG_STCE); return true;
+    case 0x320: p->mcountinhibit = v & 0xfffffffdULL; return true;
+    case 0x340: p->mscratch = v; return true;
+    case 0x341: p->mepc = v & ~1ULL; return true;
+    case 0x342: p->mcause = v; return true;
+    case 0x343: p->mtval = v; return true;
+    case 0x344: mip_write(p, MIP_M_WRITABLE, v); return true;
+    case 0xb00: case 0xb02: cpu->instret = v; return true;
+    case 0x7a0: case 0x7a1: case 0x7a2: case 0x7a3: return true;
+    default:
+        break;
+    }
+    if (csr >= 0x3a0 && csr < 0x3a0 + PMP_ENTRIES / 4) {
+        p->pmpcfg[(csr - 0x3a0) / 2] = v & 0x9f9f9f9f9f9f9f9fULL;   /* no R/W/X/A/L reserved bits */
+        return true;
+    }
+    if (csr >= 0x3b0 && csr < 0x3b0 + 64) {
+        if (csr < 0x3b0 + PMP_ENTRIES)
+            p->pmpaddr[csr - 0x3b0] = v & ((1ULL << 54) - 1);
+        return true;
+    }
+    return (csr >= 0xb03 && csr <= 0xb1f) || (csr >= 0x323 && csr <= 0x33f);   /* read 0 */
+}
+
+/* CSRs whose writes change what the hart must look at next. */
+static bool csr_write_stops(unsigned csr)
+{
+    switch (csr) {
+    case 0x100: case 0x104: case 0x144: case 0x14d: case 0x180:
+    case 0x300: case 0x302: case 0x303: case 0x304: case 0x30a: case 0x344:
+        return true;
+    default:
+        return false;
+    }
+}
+
+int priv_csr(CPUState *cpu, unsigned csr, int op, uint64_t src, bool write, uint64_t *old)
+{
+    RiscvPriv *p = &cpu->priv;
+    unsigned need = (csr >> 8) & 3;
+    bool read_only = (csr >> 10) == 3;
+    if (need > p->mode || (write && read_only) || !csr_get(cpu, csr, old))
+        return PRIV_ILLEGAL;
+    if (!write)
+        return PRIV_OK;
+    uint64_t v = op == CSR_OP_WRITE ? src : op == CSR_OP_SET ? *old | src : *old & ~src;
+    if (!csr_set(cpu, csr, v))
+        return PRIV_ILLEGAL;
+    return csr_write_stops(csr) ? PRIV_STOP : PRIV_OK;
+}
+
+/* -- Traps ---------------------------------------------------------------------- */
+
+void priv_trap(CPUState *cpu, uint64_t cause, uint64_t tval)
+{
+    RiscvPriv *p = &cpu->priv;
+    bool irq = cause & CAUSE_INTERRUPT;
+    unsigned code = (unsigned)(cause & 63);
+    uint64_t deleg = irq ? p->mideleg : p->medeleg;
+    uint64_t old_status = p->mstatus;
+    int from = p->mode;
+    if (from <= PRV_S && ((deleg >> code) & 1)) {
+        p->sepc = cpu->pc;
+        p->scause = cause;
+        p->stval = tval;
+        uint64_t s = p->mstatus & ~(MSTATUS_SPP | MSTATUS_SPIE | MSTATUS_SIE);
+        if (p->mstatus & MSTATUS_SIE)
+            s |= MSTATUS_SPIE;
+        if (from == PRV_S)
+            s |= MSTATUS_SPP;
+        p->mstatus = s;
+        p->mode = PRV_S;
+        cpu->pc = (p->stvec & ~3ULL) + ((p->stvec & 1) && irq ? 4ULL * code : 0);
+    } else {
+        p->mepc = cpu->pc;
+        p->mcause = cause;
+        p->mtval = tval;
+        uint64_t s = p->mstatus & ~(MSTATUS_MPP | MSTATUS_MPIE | MSTATUS_MIE);
+        if (p->mstatus & MSTATUS_MIE)
+            s |= MSTATUS_MPIE;
+        s |= (uint64_t)from << 11;
+        p->mstatus = s;
+        p->mode = PRV_M;
+        cpu->pc = (p->mtvec & ~3ULL) + ((p->mtvec & 1) && irq ? 4ULL * code : 0);
+    }
+    cpu->res_valid = false;
+    status_changed(cpu, old_status, from);
+}
+
+/* Highest-priority interrupt of set: MEI, MSI, MTI, SEI, SSI, STI. */
+static int highest(uint64_t set)
+{
+    static const int order[] = { IRQ_M_EXT, IRQ_M_SOFT, IRQ_M_TIMER,
+                                 IRQ_S_EXT, IRQ_S_SOFT, IRQ_S_TIMER };
+    for (unsigned i = 0; i < sizeof order / sizeof order[0]; i++)
+        if (set & (1ULL << order[i]))
+            return order[i];
+    return -1;
+}
+
+bool priv_interrupt(const CPUState *cpu, uint64_t *cause)
+{
+    const RiscvPriv *p = &cpu->priv;
+    uint64_t pending = mip_value(cpu) & p->mie;
+    if (!pending)
+        return false;
+    uint64_t m = pending & ~p->mideleg, s = pending & p->mideleg;
+    bool m_on = p->mode < PRV_M || (p->mstatus & MSTATUS_MIE);
+    bool s_on = p->mode < PRV_S || (p->mode == PRV_S && (p->mstatus & MSTATUS_SIE));
+    int irq = m_on ? highest(m) : -1;
+    if (irq < 0 && s_on)
+        irq = highest(s);
+    if (irq < 0)
+        return false;
+    *cause = CAUSE_INTERRUPT | (uint64_t)irq;
+    return true;
+}
+
+/* -- Returns, wfi, fences --------------------------------------------------------- */
+
+int priv_xret(CPUState *cpu, int from, uint64_t *npc)
+{
+    RiscvPriv *p = &cpu->priv;
+    int old = p->mode;
+    if (p->mode < from || (from == PRV_S && p->mode == PRV_S && (p->mstatus & MSTATUS_TSR)))
+        return PRIV_ILLEGAL;
+    uint64_t s = p->mstatus;
+    if (from == PRV_M) {
+        p->mode = (int)((s >> 11) & 3);
+        s = (s & ~MSTATUS_MIE) | ((s & MSTATUS_MPIE) ? MSTATUS_MIE : 0);
+        s = (s | MSTATUS_MPIE) & ~MSTATUS_MPP;
+        *npc = p->mepc;
+    } else {
+        p->mode = (s & MSTATUS_SPP) ? PRV_S : PRV_U;
+        s = (s & ~MSTATUS_SIE) | ((s & MSTATUS_SPIE) ? MSTATUS_SIE : 0);
+        s = (s | MSTATUS_SPIE) & ~MSTATUS_SPP;
+        *npc = p->sepc;
+    }
+    if (p->mode != PRV_M)
+        s &= ~MSTATUS_MPRV;
+    uint64_t old_status = p->mstatus;
+    p->mstatus = s;
+    cpu->res_valid = false;
+    status_changed(cpu, old_status, old);
+    return PRIV_STOP;
+}
+
+int priv_wfi(CPUState *cpu)
+{
+    const RiscvPriv *p = &cpu->priv;
+    if (p->mode == PRV_U || (p->mode == PRV_S && (p->mstatus & MSTATUS_TW)))
+        return PRIV_ILLEGAL;
+    return PRIV_OK;
+}
+
+int priv_sfence_vma(CPUState *cpu, uint64_t vaddr, uint64_t asid, bool one_addr, bool one_asid)
+{
+    const RiscvPriv *p = &cpu->priv;
+    (void)asid;
+    (void)one_asid;                     /* entries are not tagged by ASID: flush more */
+    if (p->mode == PRV_U || (p->mode == PRV_S && (p->mstatus & MSTATUS_TVM)))
+        return PRIV_ILLEGAL;
+    mmu_changed(cpu, !one_addr, vaddr);
+    return PRIV_STOP;
+}
+
+void priv_reset(CPUState *cpu, uint64_t hartid, int mode)
+{
+    cpu->priv = (RiscvPriv){ .on = true, .mode = (uint8_t)mode, .mhartid = hartid };
+    cpu->priv.misa = MISA_VALUE;
+    if (mode != PRV_M) {
+        /* What firmware leaves for an S-mode kernel: S-mode counters and
+         * the FPU usable, Sstc on, the usual exceptions and interrupts
+         * delegated (OpenSBI's choices). */
+        cpu->priv.mcounteren = COUNTER_CY | COUNTER_TM | COUNTER_IR;
+        cpu->priv.menvcfg = MENVCFG_STCE;
+        cpu->priv.mideleg = MIDELEG_WRITABLE;
+        cpu->priv.medeleg = (1ULL << CAUSE_MISALIGNED_FETCH) | (1ULL << CAUSE_FETCH_ACCESS) |
+                            (1ULL << CAUSE_ILLEGAL_INSN) | (1ULL << CAUSE_BREAKPOINT) |
+                            (1ULL << CAUSE_MISALIGNED_LOAD) | (1ULL << CAUSE_LOAD_ACCESS) |
+                            (1ULL << CAUSE_MISALIGNED_STORE) | (1ULL << CAUSE_STORE_ACCESS) |
+                            (1ULL << CAUSE_ECALL_U) | (1ULL << CAUSE_FETCH_PAGE_FAULT) |
+                            (1ULL << CAUSE_LOAD_PAGE_FAULT) | (1ULL << CAUSE_STORE_PAGE_FAULT);
+        cpu->priv.stimecmp = UINT64_MAX;
+    }
+    cpu->priv.mstatus = mode == PRV_M ? 0 : MSTATUS_FS & (1ULL << 13);    /* FS Initial */
+    mmu_changed(cpu, true, 0);
+}

@@ -1,0 +1,148 @@
+/*
+ * The RISC-V privileged architecture (machine and supervisor levels, Sv39/
+ * Sv48/Sv57 paging): the state a hart carries beside its user registers,
+ * and the operations on it that the interpreter (CSR instructions, mret,
+ * sret, sfence.vma, wfi) and a machine's hart loop (traps, interrupts) use.
+ * priv.c implements the CSRs, traps and interrupts, mmu.c the page walk.
+ *
+ * User mode has none of it: cpu->priv.on is false there, the hart is
+ * always in U-mode, and every privileged CSR or instruction is illegal.
+ * In system mode it is on, and the CPU starts in M-mode (-bios none, or
+ * firmware) or S-mode (xlat's own SBI).
+ */
+#ifndef XLAT_RISCV_PRIV_H
+#define XLAT_RISCV_PRIV_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Privilege levels. */
+enum { PRV_U = 0, PRV_S = 1, PRV_M = 3 };
+
+/* mstatus / sstatus bits. */
+#define MSTATUS_SIE   (1ULL << 1)
+#define MSTATUS_MIE   (1ULL << 3)
+#define MSTATUS_SPIE  (1ULL << 5)
+#define MSTATUS_UBE   (1ULL << 6)
+#define MSTATUS_MPIE  (1ULL << 7)
+#define MSTATUS_SPP   (1ULL << 8)
+#define MSTATUS_MPP   (3ULL << 11)
+#define MSTATUS_FS    (3ULL << 13)
+#define MSTATUS_XS    (3ULL << 15)
+#define MSTATUS_MPRV  (1ULL << 17)
+#define MSTATUS_SUM   (1ULL << 18)
+#define MSTATUS_MXR   (1ULL << 19)
+#define MSTATUS_TVM   (1ULL << 20)
+#define MSTATUS_TW    (1ULL << 21)
+#define MSTATUS_TSR   (1ULL << 22)
+#define MSTATUS_UXL   (3ULL << 32)
+#define MSTATUS_SXL   (3ULL << 34)
+#define MSTATUS_SD    (1ULL << 63)
+
+/* Interrupt numbers (mip/mie bit positions, cause codes with the top bit). */
+enum {
+    IRQ_S_SOFT = 1, IRQ_M_SOFT = 3, IRQ_S_TIMER = 5, IRQ_M_TIMER = 7,
+    IRQ_S_EXT = 9, IRQ_M_EXT = 11,
+};
+#define MIP_SSIP (1ULL << IRQ_S_SOFT)
+#define MIP_MSIP (1ULL << IRQ_M_SOFT)
+#define MIP_STIP (1ULL << IRQ_S_TIMER)
+#define MIP_MTIP (1ULL << IRQ_M_TIMER)
+#define MIP_SEIP (1ULL << IRQ_S_EXT)
+#define MIP_MEIP (1ULL << IRQ_M_EXT)
+
+/* Exception causes. */
+enum {
+    CAUSE_MISALIGNED_FETCH = 0, CAUSE_FETCH_ACCESS = 1, CAUSE_ILLEGAL_INSN = 2,
+    CAUSE_BREAKPOINT = 3, CAUSE_MISALIGNED_LOAD = 4, CAUSE_LOAD_ACCESS = 5,
+    CAUSE_MISALIGNED_STORE = 6, CAUSE_STORE_ACCESS = 7, CAUSE_ECALL_U = 8,
+    CAUSE_ECALL_S = 9, CAUSE_ECALL_M = 11, CAUSE_FETCH_PAGE_FAULT = 12,
+    CAUSE_LOAD_PAGE_FAULT = 13, CAUSE_STORE_PAGE_FAULT = 15,
+};
+#define CAUSE_INTERRUPT (1ULL << 63)
+
+/* satp modes. */
+enum { SATP_BARE = 0, SATP_SV39 = 8, SATP_SV48 = 9, SATP_SV57 = 10 };
+
+#define PMP_ENTRIES 16
+
+typedef struct RiscvPriv {
+    bool on;                /* the privileged architecture exists (system mode) */
+    uint8_t mode;           /* PRV_U, PRV_S or PRV_M */
+    uint64_t mhartid;
+    uint64_t mstatus;
+    uint64_t misa;
+    uint64_t medeleg, mideleg;
+    uint64_t mie;
+    uint64_t mip;           /* atomic: devices set bits from other threads */
+    uint64_t mtvec, mscratch, mepc, mcause, mtval;
+    uint64_t stvec, sscratch, sepc, scause, stval;
+    uint64_t satp;
+    uint64_t mcounteren, scounteren, mcountinhibit;
+    uint64_t menvcfg, senvcfg;
+    uint64_t stimecmp;      /* Sstc: STIP while time >= this (menvcfg.STCE) */
+    uint64_t pmpcfg[PMP_ENTRIES / 8];
+    uint64_t pmpaddr[PMP_ENTRIES];
+} RiscvPriv;
+
+struct CPUState;
+
+/* What priv_* operations tell the interpreter. */
+enum { PRIV_OK, PRIV_STOP, PRIV_ILLEGAL };
+
+/* CSR instruction operations. */
+enum { CSR_OP_WRITE, CSR_OP_SET, CSR_OP_CLEAR };
+
+/*
+ * A CSR instruction (csrrw/s/c and the immediate forms) on a hart with the
+ * privileged architecture: every CSR, user-level ones included (their
+ * counter-enable and FS checks). *old receives the value read; write says
+ * whether the instruction writes (csrrs/c with x0 do not). PRIV_ILLEGAL
+ * for a CSR that does not exist at this privilege or a read-only write;
+ * PRIV_STOP when the write may change what the hart must do next (an
+ * interrupt enabled, a new translation mode): finish the instruction and
+ * let the loop look.
+ */
+int priv_csr(struct CPUState *cpu, unsigned csr, int op, uint64_t src, bool write,
+             uint64_t *old);
+
+/* An F/D instruction is about to run: false if mstatus.FS is Off (illegal);
+ * otherwise FS becomes Dirty (the kernel then saves the FP state). */
+bool priv_fp_use(struct CPUState *cpu);
+
+/* mret (from = PRV_M) or sret (PRV_S): the new pc, or PRIV_ILLEGAL. */
+int priv_xret(struct CPUState *cpu, int from, uint64_t *npc);
+
+/* wfi: PRIV_OK (the hart may sleep until an interrupt is pending) or
+ * PRIV_ILLEGAL (U-mode; S-mode with mstatus.TW). */
+int priv_wfi(struct CPUState *cpu);
+
+/* sfence.vma rs1, rs2: PRIV_STOP, or PRIV_ILLEGAL (U-mode; S with TVM). */
+int priv_sfence_vma(struct CPUState *cpu, uint64_t vaddr, uint64_t asid, bool one_addr,
+                    bool one_asid);
+
+/* Reset a hart: mode (PRV_M from reset, PRV_S under xlat's own SBI),
+ * mhartid, misa, the rest zero; priv.on. */
+void priv_reset(struct CPUState *cpu, uint64_t hartid, int mode);
+
+/* Take an exception (cause) or interrupt (cause | CAUSE_INTERRUPT) at
+ * cpu->pc, delegated to S-mode where medeleg/mideleg say: epc, cause, tval,
+ * status, mode and pc = the trap vector. */
+void priv_trap(struct CPUState *cpu, uint64_t cause, uint64_t tval);
+
+/* The interrupt to take now, if any (pending, enabled, by the spec's
+ * priority): its cause (with CAUSE_INTERRUPT). */
+bool priv_interrupt(const struct CPUState *cpu, uint64_t *cause);
+
+/* What the privileged architecture needs from the machine. */
+typedef struct PrivHooks {
+    uint64_t (*time)(void);                   /* the time CSR (mtime) */
+    /* Address translation may have changed (satp, sfence.vma, the mode,
+     * MPRV/SUM/MXR): drop cached translations. */
+    void (*mmu_changed)(struct CPUState *cpu, bool all, uint64_t vaddr);
+    void (*timer_changed)(struct CPUState *cpu);  /* stimecmp written */
+} PrivHooks;
+
+extern PrivHooks priv_hooks;
+
+#endif
