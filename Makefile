@@ -40,24 +40,36 @@ endif
 
 # Per-binary source lists. The execution core (the guest ISA, the JIT core,
 # the x86 backend) is linked by every mode; build/xlat is the core plus user
-# mode, and build/xlat-system (issue 18) will be the same core objects plus
-# src/system. tests/layering.sh checks that the core needs nothing of a mode.
-# The unit tests link the core and user mode without user mode's main.
+# mode, and build/xlat-system is the same core objects plus src/system.
+# tests/layering.sh checks that the core needs nothing of a mode. The unit
+# tests link the core and user mode without user mode's main (test_system_*:
+# the core and system mode without its main).
 CORE_SRCS := $(shell find src/riscv src/exec src/x86 -name '*.c' | sort)
 USER_SRCS := $(shell find src/user -name '*.c' | sort)
+SYSTEM_SRCS := $(shell find src/system -name '*.c' | sort)
 CORE_OBJS := $(CORE_SRCS:%.c=$(BUILD)/%.o)
 USER_OBJS := $(USER_SRCS:%.c=$(BUILD)/%.o)
-OBJS      := $(CORE_OBJS) $(USER_OBJS)
-LIB_OBJS  := $(filter-out $(BUILD)/src/user/main.o,$(OBJS))
+SYSTEM_OBJS := $(SYSTEM_SRCS:%.c=$(BUILD)/%.o)
+OBJS      := $(CORE_OBJS) $(USER_OBJS) $(SYSTEM_OBJS)
+LIB_OBJS  := $(filter-out $(BUILD)/src/user/main.o,$(CORE_OBJS) $(USER_OBJS))
+SYSTEM_LIB_OBJS := $(filter-out $(BUILD)/src/system/main.o,$(CORE_OBJS) $(SYSTEM_OBJS))
 
 # Host unit tests: tests/unit/test_*.c, each its own binary.
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:%.c=$(BUILD)/%)
 
+# The static build is user mode's (binfmt_misc's F flag); system mode is dynamic.
+ifeq ($(STATIC),1)
 all: $(BUILD)/xlat
+else
+all: $(BUILD)/xlat $(BUILD)/xlat-system
+endif
 
 $(BUILD)/xlat: $(CORE_OBJS) $(USER_OBJS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/xlat-system: $(CORE_OBJS) $(SYSTEM_OBJS)
+	$(CC) $(LDFLAGS) -o $@ $^ -lfdt $(LDLIBS)
 
 # build-static/xlat is the binary (tests/run.sh build-static runs the suite
 # on it); build/xlat-static is the same file under the name people look for.
@@ -74,6 +86,10 @@ static:
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c -o $@ $<
+
+$(BUILD)/tests/unit/test_system_%: tests/unit/test_system_%.c $(SYSTEM_LIB_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(SYSTEM_LIB_OBJS) -lfdt $(LDLIBS)
 
 $(BUILD)/tests/unit/%: tests/unit/%.c $(LIB_OBJS)
 	@mkdir -p $(dir $@)

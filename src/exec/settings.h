@@ -19,6 +19,9 @@ enum {
     LOG_OUT_ASM = 1 << 5,  /* host code of each new translation block (disassembled) */
     LOG_NOCHAIN = 1 << 6,  /* do not chain translation blocks */
     LOG_STATS   = 1 << 7,  /* print execution counters at exit */
+    LOG_INT     = 1 << 8,  /* system mode: traps and interrupts taken */
+    LOG_MMU     = 1 << 9,  /* system mode: page faults and translation changes */
+    LOG_GUEST_ERRORS = 1 << 10,  /* system mode: accesses to nothing, bad device use */
 };
 
 /*

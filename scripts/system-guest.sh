@@ -1,0 +1,213 @@
+#!/usr/bin/env bash
+# Fetch (once) a Debian trixie riscv64 kernel and build a busybox initramfs
+# for xlat-system (and qemu-system-riscv64 -M virt), then print where they
+# are as shell-style KEY=VALUE lines on stdout:
+#
+#   KERNEL=.../Image-6.12.NN+deb13-riscv64   the bootable kernel: the flat
+#                                            Image with the RISC-V header
+#   INITRD=.../initramfs.cpio.gz             busybox initramfs (newc, gzip)
+#   KERNEL_VERSION=6.12.NN+deb13-riscv64
+#
+#   scripts/system-guest.sh            fetch if needed, print the paths
+#   scripts/system-guest.sh --force    fetch the newest kernel and rebuild
+#
+# The kernel: `linux-image-riscv64` is a metapackage; its Depends names the
+# real package (linux-image-6.12.NN+deb13-riscv64), whose /boot/vmlinux-VER
+# is, despite the name, not an ELF file but the uncompressed `Image`
+# (arch/riscv/boot/Image, with the EFI stub's "MZ" and the RISC-V boot
+# header: magic "RISCV" at 0x30, "RSC\x05" at 0x38, text_offset 0x200000).
+# That file is copied out as Image-VER; nothing else of the package is kept.
+#
+# Packages come from the machine's own Debian archive: the sources list is
+# derived at run time from /etc/apt/sources.list.d/debian.sources (suite
+# bookworm -> trixie, as scripts/peers.sh does), so no archive host name is
+# written in this repository. apt runs with a private state, cache and
+# sources directory for riscv64, and `apt-get download` fetches exactly the
+# two packages wanted (no dependency closure); `dpkg-deb -x` unpacks them.
+#
+# The initramfs is written by this script itself (a newc cpio made with
+# printf, so no root, no cpio tool and no mknod are needed; every entry is
+# owned by root and dated 0, so the same inputs give the same bytes):
+# /bin/busybox (static), /bin/sh -> busybox, /dev /proc /sys /tmp /root,
+# /dev/console (a character node is only a header field in newc), /init.
+# /init installs busybox's applet links, mounts proc, sysfs and devtmpfs,
+# prints `xlat-initramfs: ready` and runs a shell on the console.
+#
+# Cached in ${XDG_CACHE_HOME:-$HOME/.cache}/xlat/system behind a stamp file
+# written last (its first line names the packages and the /init script's
+# hash, so changing either rebuilds); a cached run touches no network.
+# Concurrent callers serialize on a lock. Diagnostics go to stderr.
+#
+# Exit status: 0 ready; 2 download failed (network, archive); 1 otherwise.
+set -euo pipefail
+
+CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/xlat
+DIR=$CACHE/system
+APTDIR=$DIR/apt
+STAMP=$DIR/.xlat-system-stamp
+LOG=$DIR/apt.log
+HOST_SOURCES=${XLAT_HOST_SOURCES:-/etc/apt/sources.list.d/debian.sources}
+
+say() { echo "system-guest: $*" >&2; }
+
+# ---- the initramfs's /init ---------------------------------------------------
+
+INIT_SCRIPT='#!/bin/sh
+# xlat-system test initramfs (scripts/system-guest.sh)
+/bin/busybox --install -s /bin
+export PATH=/bin
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+exec 0</dev/console 1>/dev/console 2>/dev/console
+echo "xlat-initramfs: ready"
+exec setsid cttyhack sh
+'
+
+WANT="packages: linux-image-riscv64 busybox-static; init: $(printf %s "$INIT_SCRIPT" | sha256sum | cut -c1-16)"
+
+ready() { [[ -f $STAMP ]] && [[ $(head -n 1 "$STAMP") == "$WANT" ]]; }
+
+# KEY=VALUE lines from the stamp (written by finish()).
+report() { sed -n 's/^out: //p' "$STAMP"; }
+
+FORCE=0
+[[ ${1:-} == --force ]] && FORCE=1
+if [[ $FORCE -eq 0 ]] && ready; then report; exit 0; fi
+
+need() { command -v "$1" >/dev/null 2>&1 || { say "missing '$1' ($2)"; exit 1; }; }
+need apt-get apt
+need dpkg-deb dpkg
+need flock util-linux
+need gzip gzip
+[[ -r $HOST_SOURCES ]] || { say "cannot read $HOST_SOURCES (need a Debian host)"; exit 1; }
+grep -q bookworm "$HOST_SOURCES" || say "warning: $HOST_SOURCES names no bookworm suite"
+
+mkdir -p "$DIR"
+exec 9>"$DIR/.lock"
+flock 9
+if [[ $FORCE -eq 0 ]] && ready; then report; exit 0; fi
+
+# ---- private apt for trixie riscv64 ------------------------------------------
+
+rm -rf "$APTDIR"
+mkdir -p "$APTDIR"/{state/lists/partial,cache/archives/partial,sources.list.d,preferences.d,debs}
+: >"$APTDIR/state/status"
+sed 's/bookworm/trixie/g' "$HOST_SOURCES" >"$APTDIR/sources.list.d/debian.sources"
+APT_OPTS=(-q
+     -o Dir::State="$APTDIR/state"
+     -o Dir::State::status="$APTDIR/state/status"
+     -o Dir::Cache="$APTDIR/cache"
+     -o Dir::Etc::SourceList=/dev/null
+     -o Dir::Etc::SourceParts="$APTDIR/sources.list.d"
+     -o Dir::Etc::Preferences=/dev/null
+     -o Dir::Etc::PreferencesParts="$APTDIR/preferences.d"
+     -o APT::Architecture=riscv64
+     -o APT::Architectures::=riscv64
+     -o APT::Install-Recommends=false
+     -o APT::Get::AllowUnauthenticated=false)
+
+# retry N CMD...: run CMD up to N times (network hiccups), logging to $LOG.
+retry() {
+    local n=$1 try; shift
+    for ((try = 1; try <= n; try++)); do
+        "$@" >>"$LOG" 2>&1 && return 0
+        tail -n 3 "$LOG" >&2
+        sleep $((try * 5))
+    done
+    return 1
+}
+
+: >"$LOG"
+say "apt-get update (trixie riscv64, private state in $APTDIR, log $LOG)..."
+retry 3 apt-get "${APT_OPTS[@]}" update || { say "apt-get update failed (network down?)"; exit 2; }
+
+# The metapackage's Depends names the versioned kernel package.
+KPKG=$(apt-cache "${APT_OPTS[@]}" depends linux-image-riscv64 2>>"$LOG" |
+       sed -n 's/^ *Depends: \(linux-image-[0-9][^ ]*-riscv64\)$/\1/p' | head -n 1)
+[[ -n $KPKG ]] || { say "cannot resolve linux-image-riscv64's kernel package; see $LOG"; exit 1; }
+KVER=${KPKG#linux-image-}
+say "kernel package: $KPKG; downloading it and busybox-static..."
+(cd "$APTDIR/debs" && retry 3 apt-get "${APT_OPTS[@]}" download "$KPKG" busybox-static) ||
+    { say "apt-get download failed; see $LOG"; exit 2; }
+
+# ---- unpack --------------------------------------------------------------------
+
+STAGE=$DIR/stage
+rm -rf "$STAGE"
+mkdir -p "$STAGE/pkg"
+shopt -s nullglob
+debs=("$APTDIR"/debs/*.deb)
+[[ ${#debs[@]} -eq 2 ]] || { say "expected 2 packages, got ${#debs[@]}"; exit 1; }
+for deb in "${debs[@]}"; do
+    dpkg-deb -x "$deb" "$STAGE/pkg"
+done
+
+KSRC=$STAGE/pkg/boot/vmlinux-$KVER
+[[ -f $KSRC ]] || { say "no /boot/vmlinux-$KVER in $KPKG"; exit 1; }
+# The RISC-V Image header: "RISCV\0\0\0" at 0x30 and "RSC\x05" at 0x38.
+magic=$(od -An -tx1 -j 48 -N 12 "$KSRC" | tr -d ' \n')
+[[ $magic == 524953435600000052534305 ]] ||
+    { say "$KSRC has no RISC-V Image header (bytes 0x30..0x3b: $magic)"; exit 1; }
+BUSYBOX=$STAGE/pkg/usr/bin/busybox
+[[ -f $BUSYBOX ]] || { say "no /usr/bin/busybox in busybox-static"; exit 1; }
+
+# ---- the initramfs: a newc cpio written directly -------------------------------
+
+CPIO=$STAGE/initramfs.cpio
+INO=1000
+
+# pad4 N: the zero bytes that bring N up to a multiple of 4.
+pad4() { head -c $(( (4 - $1 % 4) % 4 )) /dev/zero; }
+
+# entry NAME MODE SIZE RDEVMAJ RDEVMIN [DATAFILE]: one newc header, the
+# name, then the file's data, each padded to 4 bytes.
+entry() {
+    local name=$1 mode=$2 size=$3 rmaj=$4 rmin=$5 data=${6:-}
+    local nlen=$(( ${#name} + 1 ))
+    INO=$((INO + 1))
+    printf '070701%08x%08x%08x%08x%08x%08x%08x%08x%08x%08x%08x%08x%08x' \
+        "$INO" "$mode" 0 0 1 0 "$size" 0 0 "$rmaj" "$rmin" "$nlen" 0
+    printf '%s\0' "$name"
+    pad4 $((110 + nlen))
+    if [[ -n $data ]]; then
+        cat "$data"
+        pad4 "$size"
+    fi
+}
+
+dir()  { entry "$1" $((0040000 | 0755)) 0 0 0; }
+file() { entry "$1" $((0100000 | $2)) "$(stat -c %s "$3")" 0 0 "$3"; }
+link() { printf %s "$2" >"$STAGE/link"; entry "$1" $((0120000 | 0777)) "${#2}" 0 0 "$STAGE/link"; }
+cdev() { entry "$1" $((0020000 | 0600)) 0 "$2" "$3"; }
+
+printf %s "$INIT_SCRIPT" >"$STAGE/init"
+{
+    for d in bin dev proc sys tmp root; do dir "$d"; done
+    cdev dev/console 5 1
+    file bin/busybox 0755 "$BUSYBOX"
+    link bin/sh busybox
+    file init 0755 "$STAGE/init"
+    entry TRAILER!!! 0 0 0 0
+} >"$CPIO"
+gzip -9 -n -c "$CPIO" >"$CPIO.gz"
+
+# ---- publish ---------------------------------------------------------------------
+
+KERNEL=$DIR/Image-$KVER
+INITRD=$DIR/initramfs.cpio.gz
+cp "$KSRC" "$KERNEL.new" && mv "$KERNEL.new" "$KERNEL"
+mv "$CPIO.gz" "$INITRD"
+for f in "$DIR"/Image-*; do [[ $f == "$KERNEL" ]] || rm -f "$f"; done
+{
+    echo "$WANT"
+    date -u +'built: %Y-%m-%dT%H:%M:%SZ'
+    for deb in "${debs[@]}"; do echo "deb: $(basename "$deb")"; done
+    echo "out: KERNEL=$KERNEL"
+    echo "out: INITRD=$INITRD"
+    echo "out: KERNEL_VERSION=$KVER"
+} >"$STAMP.new"
+mv "$STAMP.new" "$STAMP"
+rm -rf "$STAGE" "$APTDIR"          # the lists are only needed to fetch
+say "ready: $(stat -c %s "$KERNEL") bytes kernel, $(stat -c %s "$INITRD") bytes initramfs"
+report

@@ -1,0 +1,331 @@
+/*
+ * The harts' loops (see hart.h): one host thread per hart (issue 20 puts N
+ * harts on M threads), each running guest code in the interpreter and
+ * turning its exits into the machine's behaviour:
+ *
+ *   ecall     from S-mode with xlat's SBI: the call is served here
+ *             (sbi.c) and the hart goes on after the ecall; otherwise an
+ *             exception (environment call from U/S/M)
+ *   ebreak, illegal instruction, memory faults: exceptions, with tval
+ *   wfi       the hart sleeps until an interrupt is pending in mie
+ *   request   an interrupt line changed, a CSR write, a kick: look again
+ *
+ * Before running guest code the hart updates its timer line (MTIP from
+ * the ACLINT's mtimecmp; STIP from stimecmp is priv.c's) and takes the
+ * highest-priority enabled interrupt. A timer thread wakes harts whose
+ * compare value has been reached, so a hart spinning in guest code or
+ * sleeping in wfi sees its timer interrupt within the host's timer slack.
+ */
+#define _GNU_SOURCE
+#include "system/hart.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "exec/exec.h"
+#include "exec/settings.h"
+#include "riscv/interp.h"
+#include "system/machine.h"
+#include "system/sbi.h"
+#include "system/sys_mem.h"
+
+/* -- Wake-ups ---------------------------------------------------------------------- */
+
+static pthread_mutex_t timer_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t timer_cond;
+static bool timer_started;
+
+static void cond_init_monotonic(pthread_cond_t *c)
+{
+    pthread_condattr_t a;
+    pthread_condattr_init(&a);
+    pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
+    pthread_cond_init(c, &a);
+    pthread_condattr_destroy(&a);
+}
+
+void hart_kick(Hart *h)
+{
+    __atomic_store_n(&h->cpu.exit_request, 1, __ATOMIC_SEQ_CST);
+    pthread_mutex_lock(&h->lock);
+    pthread_cond_broadcast(&h->wake);
+    pthread_mutex_unlock(&h->lock);
+}
+
+void hart_set_mip(Hart *h, uint64_t mask, bool on)
+{
+    uint64_t old = on ? __atomic_fetch_or(&h->cpu.priv.mip, mask, __ATOMIC_SEQ_CST)
+                      : __atomic_fetch_and(&h->cpu.priv.mip, ~mask, __ATOMIC_SEQ_CST);
+    if (on && !(old & mask))
+        hart_kick(h);
+}
+
+/* The mtime at which h next needs to look at its timers. */
+static uint64_t timer_deadline(Hart *h)
+{
+    const RiscvPriv *p = &h->cpu.priv;
+    uint64_t d = __atomic_load_n(&h->mtimecmp, __ATOMIC_ACQUIRE);
+    if (p->menvcfg & (1ULL << 63)) {                        /* Sstc */
+        uint64_t s = __atomic_load_n(&p->stimecmp, __ATOMIC_ACQUIRE);
+        d = s < d ? s : d;
+    }
+    return d;
+}
+
+void hart_timer_changed(Hart *h)
+{
+    pthread_mutex_lock(&timer_lock);
+    pthread_cond_broadcast(&timer_cond);
+    pthread_mutex_unlock(&timer_lock);
+    hart_kick(h);
+}
+
+static void priv_timer_changed(CPUState *cpu) { hart_timer_changed(hart_of(cpu)); }
+
+/*
+ * Sleeps until the earliest deadline no hart has been woken for, and kicks
+ * that hart. A hart's deadline counts as served once kicked for it, until
+ * it changes (hart_timer_changed wakes this thread to look again).
+ */
+static void *timer_thread(void *arg)
+{
+    (void)arg;
+    uint64_t served[MACHINE_MAX_HARTS];
+    memset(served, 0xff, sizeof served);
+    pthread_mutex_lock(&timer_lock);
+    while (!machine.exit_requested) {
+        uint64_t now = machine_mtime(), next = UINT64_MAX;
+        for (unsigned i = 0; i < machine.nharts; i++) {
+            uint64_t d = timer_deadline(machine.harts[i]);
+            if (d == served[i])
+                continue;
+            if (d <= now) {
+                served[i] = d;
+                hart_kick(machine.harts[i]);
+            } else if (d < next) {
+                next = d;
+            }
+        }
+        if (next == UINT64_MAX) {
+            pthread_cond_wait(&timer_cond, &timer_lock);
+        } else {
+            struct timespec ts;
+            machine_mtime_deadline(next, &ts);
+            pthread_cond_timedwait(&timer_cond, &timer_lock, &ts);
+        }
+    }
+    pthread_mutex_unlock(&timer_lock);
+    return NULL;
+}
+
+/* -- Interrupts and traps ------------------------------------------------------------ */
+
+static void update_timer_line(Hart *h)
+{
+    bool mtip = machine_mtime() >= __atomic_load_n(&h->mtimecmp, __ATOMIC_ACQUIRE);
+    if (mtip)
+        __atomic_fetch_or(&h->cpu.priv.mip, MIP_MTIP, __ATOMIC_SEQ_CST);
+    else
+        __atomic_fetch_and(&h->cpu.priv.mip, ~MIP_MTIP, __ATOMIC_SEQ_CST);
+}
+
+static void trap(Hart *h, uint64_t cause, uint64_t tval)
+{
+    CPUState *cpu = &h->cpu;
+    if (log_mask & LOG_INT)
+        fprintf(log_file ? log_file : stderr,
+                "int: hart %u %s %llu at pc %#llx tval %#llx (from %c-mode)\n", h->id,
+                cause & CAUSE_INTERRUPT ? "interrupt" : "exception",
+                (unsigned long long)(cause & ~CAUSE_INTERRUPT), (unsigned long long)cpu->pc,
+                (unsigned long long)tval, "USHM"[cpu->priv.mode]);
+    priv_trap(cpu, cause, tval);
+}
+
+/* The exception a memory fault is. */
+static uint64_t fault_cause(const MemFault *f)
+{
+    static const uint8_t page[] = { [MEM_LOAD] = CAUSE_LOAD_PAGE_FAULT,
+                                    [MEM_STORE] = CAUSE_STORE_PAGE_FAULT,
+                                    [MEM_AMO] = CAUSE_STORE_PAGE_FAULT,
+                                    [MEM_FETCH] = CAUSE_FETCH_PAGE_FAULT };
+    static const uint8_t access[] = { [MEM_LOAD] = CAUSE_LOAD_ACCESS,
+                                      [MEM_STORE] = CAUSE_STORE_ACCESS,
+                                      [MEM_AMO] = CAUSE_STORE_ACCESS,
+                                      [MEM_FETCH] = CAUSE_FETCH_ACCESS };
+    switch (f->kind) {
+    case MEM_FAULT_BUS:        return access[f->access & 3];
+    case MEM_FAULT_MISALIGNED: return f->access == MEM_LOAD ? CAUSE_MISALIGNED_LOAD
+                                                            : CAUSE_MISALIGNED_STORE;
+    default:                   return page[f->access & 3];
+    }
+}
+
+/* The bits of the instruction at pc (for an illegal instruction's tval),
+ * or 0 if they cannot be fetched. */
+static uint64_t insn_bits_at(CPUState *cpu)
+{
+    MemFault f;
+    const uint16_t *lo = guest_mem.ops->slow(cpu, cpu->pc, 2, MEM_FETCH, &f);
+    if (!lo)
+        return 0;
+    if ((*lo & 3) != 3)
+        return *lo;
+    const uint16_t *hi = guest_mem.ops->slow(cpu, cpu->pc + 2, 2, MEM_FETCH, &f);
+    return hi ? (uint64_t)*lo | (uint64_t)*hi << 16 : 0;
+}
+
+static void ecall(Hart *h)
+{
+    CPUState *cpu = &h->cpu;
+    if (cpu->priv.mode == PRV_S && sbi_builtin) {
+        sbi_call(h);
+        cpu->pc += 4;
+        return;
+    }
+    trap(h, CAUSE_ECALL_U + cpu->priv.mode, 0);
+}
+
+/* wfi: sleep until an interrupt is pending in mie (enabled or not
+ * globally), the machine stops, or another hart needs a flush. */
+static void wait_for_interrupt(Hart *h)
+{
+    CPUState *cpu = &h->cpu;
+    pthread_mutex_lock(&h->lock);
+    for (;;) {
+        update_timer_line(h);
+        uint64_t cause;
+        if (priv_interrupt(cpu, &cause) ||
+            (__atomic_load_n(&cpu->priv.mip, __ATOMIC_ACQUIRE) & cpu->priv.mie) ||
+            machine.exit_requested || __atomic_load_n(&h->remote_flush, __ATOMIC_ACQUIRE))
+            break;
+        /* STIP from stimecmp is computed, not stored in mip. */
+        if ((cpu->priv.menvcfg & (1ULL << 63)) && (cpu->priv.mie & MIP_STIP) &&
+            machine_mtime() >= cpu->priv.stimecmp)
+            break;
+        struct timespec ts;
+        machine_mtime_deadline(timer_deadline(h), &ts);
+        pthread_cond_timedwait(&h->wake, &h->lock, &ts);
+    }
+    pthread_mutex_unlock(&h->lock);
+}
+
+/* -- The loop ------------------------------------------------------------------------ */
+
+void hart_remote_flush(Hart *h)
+{
+    __atomic_store_n(&h->remote_flush, 1, __ATOMIC_SEQ_CST);
+    hart_kick(h);
+    /* The target clears it at its loop's next look (or is not running
+     * guest code: stopped harts flush when they start). */
+    while (__atomic_load_n(&h->remote_flush, __ATOMIC_SEQ_CST) &&
+           __atomic_load_n(&h->hsm_state, __ATOMIC_SEQ_CST) == HSM_STARTED &&
+           !machine.exit_requested)
+        sched_yield();
+}
+
+static void apply_remote_flush(Hart *h)
+{
+    if (__atomic_load_n(&h->remote_flush, __ATOMIC_ACQUIRE)) {
+        sys_tlb_flush(&h->cpu, true, 0);
+        __atomic_store_n(&h->remote_flush, 0, __ATOMIC_RELEASE);
+    }
+}
+
+/* A stopped hart waits for HSM hart_start; false if the machine stops. */
+static bool wait_until_started(Hart *h)
+{
+    pthread_mutex_lock(&h->lock);
+    while (h->hsm_state != HSM_START_PENDING && !machine.exit_requested)
+        pthread_cond_wait(&h->wake, &h->lock);
+    bool go = !machine.exit_requested;
+    if (go) {
+        CPUState *cpu = &h->cpu;
+        priv_reset(cpu, h->id, PRV_S);
+        cpu->pc = h->start_addr;
+        cpu->x[10] = h->id;
+        cpu->x[11] = h->start_opaque;
+        __atomic_store_n(&h->hsm_state, HSM_STARTED, __ATOMIC_SEQ_CST);
+    }
+    pthread_mutex_unlock(&h->lock);
+    return go;
+}
+
+void hart_run(Hart *h)
+{
+    CPUState *cpu = &h->cpu;
+    for (;;) {
+        if (machine.exit_requested)
+            return;
+        if (__atomic_load_n(&h->hsm_state, __ATOMIC_ACQUIRE) != HSM_STARTED) {
+            apply_remote_flush(h);
+            if (!wait_until_started(h))
+                return;
+        }
+        __atomic_store_n(&cpu->exit_request, 0, __ATOMIC_SEQ_CST);
+        apply_remote_flush(h);
+        update_timer_line(h);
+        uint64_t cause;
+        if (priv_interrupt(cpu, &cause))
+            trap(h, cause, 0);
+        switch (interp_run(cpu)) {
+        case EXIT_ECALL:   ecall(h); break;
+        case EXIT_EBREAK:  trap(h, CAUSE_BREAKPOINT, cpu->pc); break;
+        case EXIT_ILLEGAL: trap(h, CAUSE_ILLEGAL_INSN, insn_bits_at(cpu)); break;
+        case EXIT_FAULT:   trap(h, fault_cause(&cpu->fault), cpu->fault.addr); break;
+        case EXIT_WFI:     wait_for_interrupt(h); break;
+        case EXIT_REQUEST:
+        case EXIT_NONE:    break;
+        }
+    }
+}
+
+Hart *hart_create(unsigned id)
+{
+    Hart *h = calloc(1, sizeof *h);
+    if (!h) {
+        perror("xlat-system: hart");
+        exit(1);
+    }
+    h->id = id;
+    pthread_mutex_init(&h->lock, NULL);
+    cond_init_monotonic(&h->wake);
+    h->mtimecmp = UINT64_MAX;
+    h->hsm_state = HSM_STOPPED;
+    sys_tlb_flush(&h->cpu, true, 0);
+    exec_cpu_init(&h->cpu);
+    priv_reset(&h->cpu, id, PRV_M);
+    priv_hooks.timer_changed = priv_timer_changed;
+    return h;
+}
+
+static void *hart_thread(void *arg)
+{
+    hart_run(arg);
+    machine_request_exit(machine.exit_status, machine.reboot);  /* the others stop too */
+    return NULL;
+}
+
+void harts_run_all(void)
+{
+    pthread_t timer;
+    cond_init_monotonic(&timer_cond);
+    if (!timer_started && pthread_create(&timer, NULL, timer_thread, NULL) == 0)
+        timer_started = true;
+    for (unsigned i = 1; i < machine.nharts; i++)
+        if (pthread_create(&machine.harts[i]->thread, NULL, hart_thread, machine.harts[i]) != 0) {
+            perror("xlat-system: hart thread");
+            exit(1);
+        }
+    hart_run(machine.harts[0]);
+    machine_request_exit(machine.exit_status, machine.reboot);
+    pthread_mutex_lock(&timer_lock);
+    pthread_cond_broadcast(&timer_cond);
+    pthread_mutex_unlock(&timer_lock);
+    for (unsigned i = 1; i < machine.nharts; i++)
+        pthread_join(machine.harts[i]->thread, NULL);
+    if (timer_started)
+        pthread_join(timer, NULL);
+}

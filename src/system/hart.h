@@ -1,0 +1,85 @@
+/*
+ * A hart of the virt machine: the CPUState the execution core runs (with
+ * the privileged state of riscv/priv.h in it), the machine-level timer
+ * compare of the ACLINT, the HSM state of the SBI, and what a hart waiting
+ * in wfi sleeps on.
+ *
+ * hart_run() is a hart's loop: it runs guest code through the interpreter
+ * (issue 18; the JIT in issue 19) and turns each exit into what the
+ * machine does: a trap into the guest (exceptions, interrupts), an SBI
+ * call served by xlat (an S-mode ecall with -bios default), a wfi sleep.
+ *
+ * Interrupt lines: devices set or clear bits of cpu->priv.mip through
+ * hart_set_mip (any thread); the hart notices at its next exit check
+ * (exit_request is raised) or wakes from wfi.
+ */
+#ifndef XLAT_SYSTEM_HART_H
+#define XLAT_SYSTEM_HART_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "riscv/cpu.h"
+
+/* SBI HSM states (SBI 2.0 chapter 9). */
+enum { HSM_STARTED = 0, HSM_STOPPED = 1, HSM_START_PENDING = 2, HSM_STOP_PENDING = 3,
+       HSM_SUSPENDED = 4 };
+
+/*
+ * The hart's translation cache for the interpreter (sys_mem.c): direct
+ * mapped by virtual page, tagged by page and effective privilege, with the
+ * accesses a page walk allowed (1 << enum mem_access each: a store after a
+ * load walks again, so D gets set). Emptied when translation may change.
+ */
+#define SYS_TLB_SIZE 256
+typedef struct SysTlbEntry {
+    uint64_t vpage;                    /* va >> 12; UINT64_MAX: empty */
+    uint64_t pa_page;                  /* pa >> 12 */
+    uint8_t *host;                     /* the page in RAM, or NULL: a device */
+    uint8_t mode, allow;
+} SysTlbEntry;
+
+typedef struct Hart {
+    CPUState cpu;                      /* first: a CPUState * is a Hart * */
+    unsigned id;                       /* mhartid */
+    pthread_t thread;
+
+    pthread_mutex_t lock;              /* wake-ups, hsm, mtimecmp */
+    pthread_cond_t wake;
+    uint64_t mtimecmp;                 /* ACLINT: MTIP while mtime >= this */
+    int hsm_state;
+    uint64_t start_addr, start_opaque; /* HSM hart_start's arguments */
+
+    int remote_flush;                  /* another hart's RFENCE: flush before running */
+
+    SysTlbEntry tlb[SYS_TLB_SIZE];
+} Hart;
+
+static inline Hart *hart_of(CPUState *cpu) { return (Hart *)cpu; }
+
+/* Set (on) or clear the bits mask of h's mip; wakes h if it now has an
+ * interrupt to look at. Any thread. */
+void hart_set_mip(Hart *h, uint64_t mask, bool on);
+
+/* h's timer compares changed (mtimecmp, stimecmp): re-arm its wake-up. */
+void hart_timer_changed(Hart *h);
+
+/* Make h leave guest code and look at its state soon. Any thread. */
+void hart_kick(Hart *h);
+
+/* Create hart id (reset state, stopped unless it is the boot hart). */
+Hart *hart_create(unsigned id);
+
+/* Run h's loop on the calling thread until the machine's run ends. */
+void hart_run(Hart *h);
+
+/* Start every hart's host thread (the boot hart's too) and wait for the
+ * machine's run to end. */
+void harts_run_all(void);
+
+/* Have h flush its translations before it next runs guest code, and wait
+ * until it has (or is not running). From another hart's SBI RFENCE. */
+void hart_remote_flush(Hart *h);
+
+#endif

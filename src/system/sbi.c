@@ -1,0 +1,191 @@
+/*
+ * SBI 2.0 for S-mode software, served by xlat (see sbi.h). Linux's calls:
+ * BASE (the spec version 2.0 turns DBCN on), TIME set_timer, IPI
+ * send_ipi, RFENCE (fence_i, sfence_vma, sfence_vma_asid; remote harts
+ * flush before they next run), HSM (secondary harts start only through
+ * hart_start), SRST (shutdown, reboot) and DBCN (the console, for
+ * earlycon=sbi). An extension or function that is not implemented returns
+ * SBI_ERR_NOT_SUPPORTED, logged under -d unimp.
+ */
+#include "system/sbi.h"
+
+#include <stdio.h>
+#include <unistd.h>
+
+#include "exec/settings.h"
+#include "system/hart.h"
+#include "system/machine.h"
+#include "system/sys_mem.h"
+
+bool sbi_builtin = true;
+
+enum {
+    SBI_SUCCESS = 0, SBI_ERR_FAILED = -1, SBI_ERR_NOT_SUPPORTED = -2,
+    SBI_ERR_INVALID_PARAM = -3, SBI_ERR_DENIED = -4, SBI_ERR_INVALID_ADDRESS = -5,
+    SBI_ERR_ALREADY_AVAILABLE = -6,
+};
+
+enum {
+    EXT_BASE = 0x10, EXT_TIME = 0x54494d45, EXT_IPI = 0x735049, EXT_RFENCE = 0x52464e43,
+    EXT_HSM = 0x48534d, EXT_SRST = 0x53525354, EXT_DBCN = 0x4442434e,
+};
+
+#define SBI_SPEC_VERSION ((2u << 24) | 0)
+#define SBI_IMPL_ID      0x786c6174u        /* "xlat" */
+#define SBI_IMPL_VERSION 1
+
+typedef struct { long error; unsigned long value; } SbiRet;
+
+static SbiRet ok(unsigned long v) { return (SbiRet){ SBI_SUCCESS, v }; }
+static SbiRet err(long e) { return (SbiRet){ e, 0 }; }
+
+static bool extension_exists(unsigned long eid)
+{
+    switch (eid) {
+    case EXT_BASE: case EXT_TIME: case EXT_IPI: case EXT_RFENCE: case EXT_HSM:
+    case EXT_SRST: case EXT_DBCN:
+        return true;
+    default:
+        return false;
+    }
+}
+
+static SbiRet base(unsigned long fid, const uint64_t *a)
+{
+    switch (fid) {
+    case 0: return ok(SBI_SPEC_VERSION);
+    case 1: return ok(SBI_IMPL_ID);
+    case 2: return ok(SBI_IMPL_VERSION);
+    case 3: return ok(extension_exists(a[0]));
+    case 4: case 5: case 6: return ok(0);   /* mvendorid, marchid, mimpid */
+    default: return err(SBI_ERR_NOT_SUPPORTED);
+    }
+}
+
+/* Call fn for each hart of the SBI hart mask (mask, base); base -1: all. */
+static long for_each_hart(unsigned long mask, unsigned long base, void (*fn)(Hart *, void *),
+                          void *arg)
+{
+    for (unsigned i = 0; i < machine.nharts; i++) {
+        bool in = base == (unsigned long)-1 ||
+                  (i >= base && i - base < 64 && ((mask >> (i - base)) & 1));
+        if (in)
+            fn(machine.harts[i], arg);
+    }
+    if (base != (unsigned long)-1 && (base >= machine.nharts ||
+                                      (base + 64 > machine.nharts && (mask >> (machine.nharts - base)))))
+        return SBI_ERR_INVALID_PARAM;
+    return SBI_SUCCESS;
+}
+
+static void nothing(Hart *h, void *arg) { (void)h; (void)arg; }
+
+static void send_ipi(Hart *h, void *arg) { (void)arg; hart_set_mip(h, MIP_SSIP, true); }
+
+static void remote_flush(Hart *h, void *self)
+{
+    if (h == self)
+        sys_tlb_flush(&h->cpu, true, 0);
+    else
+        hart_remote_flush(h);
+}
+
+static SbiRet rfence(Hart *self, unsigned long fid, const uint64_t *a)
+{
+    if (fid > 2)
+        return err(SBI_ERR_NOT_SUPPORTED);
+    /* fence.i: the interpreter fetches through memory, nothing is cached.
+     * sfence.vma (any range or ASID): every cached translation goes. */
+    long e = for_each_hart(a[0], a[1], fid == 0 ? nothing : remote_flush, self);
+    return e ? err(e) : ok(0);
+}
+
+static SbiRet hsm(Hart *self, unsigned long fid, const uint64_t *a)
+{
+    (void)self;
+    if (fid == 0 || fid == 2) {                     /* hart_start, hart_get_status */
+        if (a[0] >= machine.nharts)
+            return err(SBI_ERR_INVALID_PARAM);
+        Hart *h = machine.harts[a[0]];
+        if (fid == 2)
+            return ok((unsigned long)__atomic_load_n(&h->hsm_state, __ATOMIC_ACQUIRE));
+        pthread_mutex_lock(&h->lock);
+        long e = h->hsm_state == HSM_STOPPED ? SBI_SUCCESS : SBI_ERR_ALREADY_AVAILABLE;
+        if (e == SBI_SUCCESS) {
+            h->start_addr = a[1];
+            h->start_opaque = a[2];
+            h->hsm_state = HSM_START_PENDING;
+            pthread_cond_broadcast(&h->wake);
+        }
+        pthread_mutex_unlock(&h->lock);
+        return e ? err(e) : ok(0);
+    }
+    if (fid == 1) {                                 /* hart_stop */
+        __atomic_store_n(&self->hsm_state, HSM_STOPPED, __ATOMIC_SEQ_CST);
+        return ok(0);
+    }
+    return err(SBI_ERR_NOT_SUPPORTED);              /* suspend */
+}
+
+static SbiRet srst(unsigned long fid, const uint64_t *a)
+{
+    if (fid != 0 || a[0] > 2 || a[1] > 1)
+        return err(SBI_ERR_INVALID_PARAM);
+    /* type 0: shutdown (reason 1, a system failure: status 1); 1, 2: reboot. */
+    machine_request_exit(a[0] == 0 && a[1] == 0 ? 0 : 1, a[0] != 0);
+    return ok(0);
+}
+
+static SbiRet dbcn(Hart *h, unsigned long fid, const uint64_t *a)
+{
+    (void)h;
+    if (fid == 2) {                                 /* console_write_byte */
+        char c = (char)a[0];
+        return write(STDOUT_FILENO, &c, 1) == 1 ? ok(0) : err(SBI_ERR_FAILED);
+    }
+    if (fid == 0) {                                 /* console_write(len, lo, hi) */
+        uint64_t pa = a[1] | (a[2] << 32);
+        void *p = machine_ram_ptr(pa, a[0]);
+        if (!p)
+            return err(SBI_ERR_INVALID_PARAM);
+        ssize_t n = write(STDOUT_FILENO, p, a[0]);
+        return n < 0 ? err(SBI_ERR_FAILED) : ok((unsigned long)n);
+    }
+    if (fid == 1)                                   /* console_read: the UART has the input */
+        return ok(0);
+    return err(SBI_ERR_NOT_SUPPORTED);
+}
+
+void sbi_call(Hart *h)
+{
+    CPUState *cpu = &h->cpu;
+    unsigned long eid = cpu->x[17], fid = cpu->x[16];
+    const uint64_t *a = &cpu->x[10];
+    SbiRet r;
+    switch (eid) {
+    case EXT_BASE:   r = base(fid, a); break;
+    case EXT_TIME:
+        if (fid != 0) {
+            r = err(SBI_ERR_NOT_SUPPORTED);
+            break;
+        }
+        cpu->priv.stimecmp = a[0];                  /* Sstc is on under xlat's SBI */
+        hart_timer_changed(h);
+        r = ok(0);
+        break;
+    case EXT_IPI: {
+        long e = for_each_hart(a[0], a[1], send_ipi, NULL);
+        r = e ? err(e) : ok(0);
+        break;
+    }
+    case EXT_RFENCE: r = rfence(h, fid, a); break;
+    case EXT_HSM:    r = hsm(h, fid, a); break;
+    case EXT_SRST:   r = srst(fid, a); break;
+    case EXT_DBCN:   r = dbcn(h, fid, a); break;
+    default:         r = err(SBI_ERR_NOT_SUPPORTED); break;
+    }
+    if (r.error == SBI_ERR_NOT_SUPPORTED)
+        xlat_log(LOG_UNIMP, "xlat-system: SBI call %#lx/%lu not supported\n", eid, fid);
+    cpu->x[10] = (uint64_t)r.error;
+    cpu->x[11] = r.value;
+}

@@ -1,0 +1,23 @@
+/*
+ * System mode's guest memory for the execution core (exec/guest_mem.h):
+ * no direct window; every access is translated (riscv/mmu.c) through the
+ * hart's small translation cache and reaches RAM or a device register.
+ */
+#ifndef XLAT_SYSTEM_SYS_MEM_H
+#define XLAT_SYSTEM_SYS_MEM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "riscv/cpu.h"
+
+/* Fill in guest_mem and priv_hooks for the machine (after RAM exists). */
+void sys_mem_init(void);
+
+/* Physical memory for the page walk and the loaders: 8 bytes at pa. */
+uint64_t *sys_phys_u64(uint64_t pa);
+
+/* Drop cpu's cached translations (all, or the page holding vaddr). */
+void sys_tlb_flush(CPUState *cpu, bool all, uint64_t vaddr);
+
+#endif
