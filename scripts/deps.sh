@@ -16,6 +16,8 @@ PKGS=(
     qemu-user                        # qemu-riscv64, the behaviour reference
     gdb-multiarch                    # tests/gdb_batch.sh drives xlat -g with it
     clang libclang-rt-14-dev xxd     # tests/fuzz.sh: libFuzzer targets, hex corpus
+    opensbi                          # fw_dynamic.bin: xlat-system -bios FILE's firmware
+    python3                          # bench/run, tests/tools/console.py
     debootstrap                      # fetches real riscv64 Debian programs
     debian-archive-keyring           # ... and verifies them
     file coreutils diffutils util-linux gzip
