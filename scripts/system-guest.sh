@@ -10,13 +10,27 @@
 #
 #   scripts/system-guest.sh            fetch if needed, print the paths
 #   scripts/system-guest.sh --force    fetch the newest kernel and rebuild
+#   scripts/system-guest.sh --modules  INITRD is the initramfs with modules:
+#                                      initramfs-modules.cpio.gz (both
+#                                      options combine, in any order)
 #
 # The kernel: `linux-image-riscv64` is a metapackage; its Depends names the
 # real package (linux-image-6.12.NN+deb13-riscv64), whose /boot/vmlinux-VER
 # is, despite the name, not an ELF file but the uncompressed `Image`
 # (arch/riscv/boot/Image, with the EFI stub's "MZ" and the RISC-V boot
 # header: magic "RISCV" at 0x30, "RSC\x05" at 0x38, text_offset 0x200000).
-# That file is copied out as Image-VER; nothing else of the package is kept.
+# That file is copied out as Image-VER; of the rest, only the modules below
+# are kept, inside the second initramfs.
+#
+# Modules: Debian builds virtio_mmio, virtio_blk and virtio-rng as modules
+# (=m; virtio itself, virtio_ring and hw_random are built in), so a guest
+# with virtio-mmio disks needs an initramfs that loads them.
+# initramfs-modules.cpio.gz is the same initramfs plus MODULES and every
+# module they depend on, in /lib/modules/NAME.ko, and /lib/modules/load-order
+# (dependencies first). The package has no modules.dep (depmod makes it at
+# install time), so dependencies come from each module's own .modinfo
+# `depends=` field. Debian compresses modules with xz and busybox's insmod
+# may not read xz, so they are stored decompressed.
 #
 # Packages come from the machine's own Debian archive: the sources list is
 # derived at run time from /etc/apt/sources.list.d/debian.sources (suite
@@ -31,7 +45,9 @@
 # /bin/busybox (static), /bin/sh -> busybox, /dev /proc /sys /tmp /root,
 # /dev/console (a character node is only a header field in newc), /init.
 # /init installs busybox's applet links, mounts proc, sysfs and devtmpfs,
-# prints `xlat-initramfs: ready` and runs a shell on the console.
+# insmods the modules of /lib/modules/load-order if there is one (printing
+# `xlat-initramfs: modules: NAME...`), prints `xlat-initramfs: ready` and runs
+# a shell on the console.
 #
 # Cached in ${XDG_CACHE_HOME:-$HOME/.cache}/xlat/system behind a stamp file
 # written last (its first line names the packages and the /init script's
@@ -60,19 +76,42 @@ mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev
 exec 0</dev/console 1>/dev/console 2>/dev/console
+if [ -f /lib/modules/load-order ]; then
+    for m in $(cat /lib/modules/load-order); do
+        insmod /lib/modules/$m.ko || echo "xlat-initramfs: insmod $m failed"
+    done
+    echo "xlat-initramfs: modules:" $(cat /lib/modules/load-order)
+fi
 echo "xlat-initramfs: ready"
 exec setsid cttyhack sh
 '
 
-WANT="packages: linux-image-riscv64 busybox-static; init: $(printf %s "$INIT_SCRIPT" | sha256sum | cut -c1-16)"
+# The modules of initramfs-modules.cpio.gz (their dependencies come along).
+MODULES="virtio_mmio virtio_blk virtio_rng"
+
+WANT="packages: linux-image-riscv64 busybox-static; init: $(printf %s "$INIT_SCRIPT" | sha256sum | cut -c1-16); modules: $MODULES"
 
 ready() { [[ -f $STAMP ]] && [[ $(head -n 1 "$STAMP") == "$WANT" ]]; }
 
-# KEY=VALUE lines from the stamp (written by finish()).
-report() { sed -n 's/^out: //p' "$STAMP"; }
+# KEY=VALUE lines from the stamp (written at the end); with --modules, the
+# initramfs with modules is INITRD.
+report() {
+    if [[ $WITH_MODULES -eq 1 ]]; then
+        sed -n -e '/^out: INITRD=/d' -e 's/^out: //p' -e 's/^out-modules: //p' "$STAMP"
+    else
+        sed -n 's/^out: //p' "$STAMP"
+    fi
+}
 
 FORCE=0
-[[ ${1:-} == --force ]] && FORCE=1
+WITH_MODULES=0
+for arg in "$@"; do
+    case $arg in
+        --force) FORCE=1 ;;
+        --modules) WITH_MODULES=1 ;;
+        *) say "unknown option '$arg' (--force, --modules)"; exit 1 ;;
+    esac
+done
 if [[ $FORCE -eq 0 ]] && ready; then report; exit 0; fi
 
 need() { command -v "$1" >/dev/null 2>&1 || { say "missing '$1' ($2)"; exit 1; }; }
@@ -80,6 +119,7 @@ need apt-get apt
 need dpkg-deb dpkg
 need flock util-linux
 need gzip gzip
+need xz xz-utils
 [[ -r $HOST_SOURCES ]] || { say "cannot read $HOST_SOURCES (need a Debian host)"; exit 1; }
 grep -q bookworm "$HOST_SOURCES" || say "warning: $HOST_SOURCES names no bookworm suite"
 
@@ -152,6 +192,44 @@ magic=$(od -An -tx1 -j 48 -N 12 "$KSRC" | tr -d ' \n')
 BUSYBOX=$STAGE/pkg/usr/bin/busybox
 [[ -f $BUSYBOX ]] || { say "no /usr/bin/busybox in busybox-static"; exit 1; }
 
+# ---- modules: MODULES and their dependencies, decompressed ---------------------
+
+KMOD=$STAGE/pkg/usr/lib/modules/$KVER          # merged /usr (trixie)
+[[ -d $KMOD ]] || KMOD=$STAGE/pkg/lib/modules/$KVER
+[[ -d $KMOD ]] || { say "no /lib/modules/$KVER in $KPKG"; exit 1; }
+MODSTAGE=$STAGE/modules
+mkdir -p "$MODSTAGE"
+
+# modfile NAME: the file of module NAME (its name may spell _ as -).
+modfile() {
+    local f
+    f=$(find "$KMOD/kernel" \( -name "$1.ko*" -o -name "${1//_/-}.ko*" \) -print -quit)
+    [[ -n $f ]] && echo "$f"
+}
+
+# add_module NAME: unpack NAME into MODSTAGE and append it to ORDER after
+# the modules it depends on.
+declare -A SEEN=()
+ORDER=()
+add_module() {
+    local n=${1//-/_} f deps d
+    [[ -n ${SEEN[$n]:-} ]] && return 0
+    SEEN[$n]=1
+    f=$(modfile "$n") || { say "no module $n in $KPKG"; exit 1; }
+    case $f in
+        *.xz)  xz -dc "$f" ;;
+        *.gz)  gzip -dc "$f" ;;
+        *.ko)  cat "$f" ;;
+        *)     say "$f: unknown module compression"; exit 1 ;;
+    esac >"$MODSTAGE/$n.ko"
+    deps=$(tr '\0' '\n' <"$MODSTAGE/$n.ko" | sed -n 's/^depends=//p' | head -n 1)
+    for d in ${deps//,/ }; do add_module "$d"; done
+    ORDER+=("$n")
+}
+for m in $MODULES; do add_module "$m"; done
+printf '%s\n' "${ORDER[@]}" >"$MODSTAGE/load-order"
+say "modules: ${ORDER[*]}"
+
 # ---- the initramfs: a newc cpio written directly -------------------------------
 
 CPIO=$STAGE/initramfs.cpio
@@ -181,23 +259,37 @@ file() { entry "$1" $((0100000 | $2)) "$(stat -c %s "$3")" 0 0 "$3"; }
 link() { printf %s "$2" >"$STAGE/link"; entry "$1" $((0120000 | 0777)) "${#2}" 0 0 "$STAGE/link"; }
 cdev() { entry "$1" $((0020000 | 0600)) 0 "$2" "$3"; }
 
-printf %s "$INIT_SCRIPT" >"$STAGE/init"
-{
+# write_cpio WITH_MODULES: the archive, on stdout.
+write_cpio() {
+    INO=1000
     for d in bin dev proc sys tmp root; do dir "$d"; done
     cdev dev/console 5 1
     file bin/busybox 0755 "$BUSYBOX"
     link bin/sh busybox
     file init 0755 "$STAGE/init"
+    if [[ $1 -eq 1 ]]; then
+        dir lib
+        dir lib/modules
+        for m in "${ORDER[@]}"; do file "lib/modules/$m.ko" 0644 "$MODSTAGE/$m.ko"; done
+        file lib/modules/load-order 0644 "$MODSTAGE/load-order"
+    fi
     entry TRAILER!!! 0 0 0 0
-} >"$CPIO"
+}
+
+printf %s "$INIT_SCRIPT" >"$STAGE/init"
+write_cpio 0 >"$CPIO"
 gzip -9 -n -c "$CPIO" >"$CPIO.gz"
+write_cpio 1 >"$CPIO-modules"
+gzip -9 -n -c "$CPIO-modules" >"$CPIO-modules.gz"
 
 # ---- publish ---------------------------------------------------------------------
 
 KERNEL=$DIR/Image-$KVER
 INITRD=$DIR/initramfs.cpio.gz
+INITRD_MODULES=$DIR/initramfs-modules.cpio.gz
 cp "$KSRC" "$KERNEL.new" && mv "$KERNEL.new" "$KERNEL"
 mv "$CPIO.gz" "$INITRD"
+mv "$CPIO-modules.gz" "$INITRD_MODULES"
 for f in "$DIR"/Image-*; do [[ $f == "$KERNEL" ]] || rm -f "$f"; done
 {
     echo "$WANT"
@@ -205,9 +297,11 @@ for f in "$DIR"/Image-*; do [[ $f == "$KERNEL" ]] || rm -f "$f"; done
     for deb in "${debs[@]}"; do echo "deb: $(basename "$deb")"; done
     echo "out: KERNEL=$KERNEL"
     echo "out: INITRD=$INITRD"
+    echo "out-modules: INITRD=$INITRD_MODULES"
     echo "out: KERNEL_VERSION=$KVER"
 } >"$STAMP.new"
 mv "$STAMP.new" "$STAMP"
 rm -rf "$STAGE" "$APTDIR"          # the lists are only needed to fetch
-say "ready: $(stat -c %s "$KERNEL") bytes kernel, $(stat -c %s "$INITRD") bytes initramfs"
+say "ready: $(stat -c %s "$KERNEL") bytes kernel, $(stat -c %s "$INITRD") bytes initramfs," \
+    "$(stat -c %s "$INITRD_MODULES") with modules"
 report

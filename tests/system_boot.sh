@@ -2,29 +2,33 @@
 # Boot Debian trixie's linux-image-riscv64 with a busybox initramfs under
 # xlat-system to a shell on the serial console, run commands there, check
 # their output and power off (exit status 0): once with xlat's own SBI
-# (-bios default) and once under Debian's OpenSBI (-bios fw_dynamic.bin,
-# the opensbi package). The guest comes from scripts/system-guest.sh
-# (fetched and cached). Usage: tests/system_boot.sh BUILD.
+# (-bios default), a virtio-blk disk and a virtio-rng (the initramfs loads
+# Debian's virtio modules; the guest reads the disk's first sector, writes
+# the second, which must be in the host file afterwards, and reads
+# /dev/hwrng), and once under Debian's OpenSBI (-bios fw_dynamic.bin, the
+# opensbi package). The guest comes from scripts/system-guest.sh (fetched
+# and cached). Usage: tests/system_boot.sh BUILD.
 set -u
 BUILD=${1:-build}
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 SYS=$BUILD/xlat-system
 [[ -x $SYS ]] || { echo "FAIL $SYS is not built"; exit 1; }
-if ! guest=$("$REPO/scripts/system-guest.sh" 2>"${TMPDIR:-/tmp}/system-guest.err"); then
+if ! guest=$("$REPO/scripts/system-guest.sh" --modules 2>"${TMPDIR:-/tmp}/system-guest.err"); then
     cat "${TMPDIR:-/tmp}/system-guest.err"
     echo "cannot fetch the guest kernel and initramfs (scripts/system-guest.sh failed)"
     exit 77
 fi
 KERNEL=$(sed -n 's/^KERNEL=//p' <<<"$guest")
-INITRD=$(sed -n 's/^INITRD=//p' <<<"$guest")
+INITRD_MODULES=$(sed -n 's/^INITRD=//p' <<<"$guest")
+INITRD=${INITRD_MODULES%-modules.cpio.gz}.cpio.gz
 VERSION=$(sed -n 's/^KERNEL_VERSION=//p' <<<"$guest")
 VERSION_RE=$(python3 -c 'import re, sys; print(re.escape(sys.argv[1]))' "$VERSION")
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 
-cat > "$TMP/script" <<EOF
+cat > "$TMP/shell" <<EOF
 expect xlat-initramfs: ready
-expect # $
+expect ~ # 
 send echo sum=\$((6*7))
 expect sum=42
 send uname -r; uname -m
@@ -35,17 +39,31 @@ send cat /sys/class/rtc/rtc0/name 2>&1; date +%Y
 expect goldfish.*\s+20[0-9][0-9]
 send cat /proc/interrupts | grep -c -i plic
 expect (?m)^[1-9]
+EOF
+{ cat "$TMP/shell"; echo 'send poweroff -f'; echo 'exit 0'; } > "$TMP/plain"
+{
+    cat "$TMP/shell"
+    cat <<'EOF'
+send dd if=/dev/vda bs=512 count=1 2>/dev/null | head -c 12; echo
+expect XLAT-DISK-OK
+send echo GUEST-WROTE-THIS | dd of=/dev/vda bs=512 seek=1 conv=sync,fsync 2>/dev/null; echo wrote=$?
+expect wrote=0
+send head -c 16 /dev/hwrng | wc -c
+expect (?m)^16\s
 send poweroff -f
 exit 0
 EOF
+} > "$TMP/disk"
+truncate -s 16M "$TMP/disk.img"
+printf 'XLAT-DISK-OK' | dd of="$TMP/disk.img" conv=notrunc 2>/dev/null
 
 fail=0
-boot() {   # label xlat-system-args...
-    local label=$1 start end
-    shift
+boot() {   # label script initrd xlat-system-args...
+    local label=$1 script=$2 initrd=$3 start end
+    shift 3
     start=$(date +%s.%N)
-    if python3 "$REPO/tests/tools/console.py" --timeout 300 --log "$TMP/$label.log" "$TMP/script" -- \
-        "$SYS" -nographic -m 256M "$@" -kernel "$KERNEL" -initrd "$INITRD" \
+    if python3 "$REPO/tests/tools/console.py" --timeout 300 --log "$TMP/$label.log" "$script" -- \
+        "$SYS" -nographic -m 256M "$@" -kernel "$KERNEL" -initrd "$initrd" \
         -append "console=ttyS0 quiet"; then
         end=$(date +%s.%N)
         awk -v l="$label" -v s="$start" -v e="$end" \
@@ -57,10 +75,16 @@ boot() {   # label xlat-system-args...
     fi
 }
 
-boot sbi
+boot sbi+virtio "$TMP/disk" "$INITRD_MODULES" \
+    -drive file="$TMP/disk.img",format=raw,if=none,id=hd -device virtio-blk-device,drive=hd \
+    -device virtio-rng-device
+if [[ $(dd if="$TMP/disk.img" bs=512 skip=1 count=1 2>/dev/null | head -c 16) != GUEST-WROTE-THIS ]]; then
+    echo "FAIL sbi+virtio: the guest's write to /dev/vda is not in the disk image"
+    fail=1
+fi
 FW=/usr/lib/riscv64-linux-gnu/opensbi/generic/fw_dynamic.bin
 if [[ -f $FW ]]; then
-    boot opensbi -bios "$FW"
+    boot opensbi "$TMP/plain" "$INITRD" -bios "$FW"
 else
     echo "FAIL $FW is missing (the opensbi package: scripts/deps.sh installs it)"
     fail=1

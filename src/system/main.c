@@ -23,21 +23,41 @@
 #include "system/fdt.h"
 #include "system/hart.h"
 #include "system/hw/aclint.h"
+#include "system/hw/htif.h"
 #include "system/hw/plic.h"
 #include "system/hw/rtc.h"
 #include "system/hw/test_dev.h"
 #include "system/hw/uart.h"
+#include "system/hw/virtio.h"
 #include "system/loader.h"
 #include "system/machine.h"
 #include "system/sbi.h"
 #include "system/sys_mem.h"
+
+/* A -drive (with if=none, it waits for the -device naming its id). */
+typedef struct Drive {
+    char *id, *file;
+    bool snapshot, readonly, attached;
+} Drive;
+
+/* A virtio-mmio device, in command-line order (QEMU fills slots from the top). */
+typedef struct Device {
+    enum { DEV_BLK, DEV_RNG } kind;
+    Drive *drive;
+} Device;
+
+#define MAX_DRIVES VIRT_VIRTIO_SLOTS
 
 typedef struct Options {
     uint64_t ram_size;
     unsigned smp;
     const char *kernel, *initrd, *append, *dtb, *dumpdtb, *log_path;
     const char *bios;                  /* "default", "none" or a file */
-    bool no_reboot, nographic;
+    bool no_reboot, nographic, snapshot;
+    Drive drives[MAX_DRIVES];
+    unsigned ndrives;
+    Device devices[VIRT_VIRTIO_SLOTS];
+    unsigned ndevices;
 } Options;
 
 static _Noreturn void die(const char *fmt, ...)
@@ -112,6 +132,124 @@ static void parse_machine(Options *o, const char *arg)
     free(copy);
 }
 
+/* "on"/"off" (and QEMU's yes/no, true/false) of a property. */
+static bool parse_bool(const char *opt, const char *key, const char *v)
+{
+    if (!strcmp(v, "on") || !strcmp(v, "yes") || !strcmp(v, "true"))
+        return true;
+    if (!strcmp(v, "off") || !strcmp(v, "no") || !strcmp(v, "false"))
+        return false;
+    die("%s: %s=%s: expected on or off", opt, key, v);
+}
+
+static void add_device(Options *o, int kind, Drive *d)
+{
+    if (o->ndevices == VIRT_VIRTIO_SLOTS)
+        die("-device: all %d virtio-mmio slots are taken", VIRT_VIRTIO_SLOTS);
+    o->devices[o->ndevices++] = (Device){ .kind = kind, .drive = d };
+}
+
+/* -drive file=F[,format=raw][,if=none|virtio][,id=X][,snapshot=on][,readonly=on] */
+static void parse_drive(Options *o, const char *arg)
+{
+    if (o->ndrives == MAX_DRIVES)
+        die("-drive: at most %d drives", MAX_DRIVES);
+    Drive *d = &o->drives[o->ndrives++];
+    const char *iface = "virtio";
+    char *copy = strdup(arg), *save = NULL;
+    for (char *kv = strtok_r(copy, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
+        char *v = strchr(kv, '=');
+        if (!v)
+            die("-drive: '%s' is not KEY=VALUE", kv);
+        *v++ = '\0';
+        if (!strcmp(kv, "file"))
+            d->file = strdup(v);
+        else if (!strcmp(kv, "id"))
+            d->id = strdup(v);
+        else if (!strcmp(kv, "if"))
+            iface = !strcmp(v, "none") ? "none" : !strcmp(v, "virtio") ? "virtio" : NULL;
+        else if (!strcmp(kv, "format")) {
+            if (strcmp(v, "raw"))
+                die("-drive: format=%s is not supported (raw images only)", v);
+        } else if (!strcmp(kv, "snapshot"))
+            d->snapshot = parse_bool("-drive", kv, v);
+        else if (!strcmp(kv, "readonly"))
+            d->readonly = parse_bool("-drive", kv, v);
+        else if (!strcmp(kv, "media")) {
+            if (strcmp(v, "disk"))
+                die("-drive: media=%s is not supported", v);
+        } else
+            die("-drive: unsupported property '%s'", kv);
+    }
+    free(copy);
+    if (!d->file)
+        die("-drive %s: no file=", arg);
+    if (!iface)
+        die("-drive %s: only if=none and if=virtio are supported", arg);
+    if (!strcmp(iface, "virtio")) {
+        d->attached = true;
+        add_device(o, DEV_BLK, d);
+    }
+}
+
+/* -device virtio-blk-device,drive=X | virtio-rng-device */
+static void parse_device(Options *o, const char *arg)
+{
+    char *copy = strdup(arg), *save = NULL;
+    char *name = strtok_r(copy, ",", &save);
+    if (!name || !strcmp(name, "help"))
+        (printf("virtio-blk-device, virtio-rng-device\n"), exit(0));
+    bool blk = !strcmp(name, "virtio-blk-device"), rng = !strcmp(name, "virtio-rng-device");
+    if (!blk && !rng)
+        die("-device %s: unsupported device (virtio-blk-device and virtio-rng-device are)",
+            name);
+    Drive *drive = NULL;
+    for (char *kv = strtok_r(NULL, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
+        if (blk && !strncmp(kv, "drive=", 6)) {
+            for (unsigned i = 0; i < o->ndrives && !drive; i++)
+                if (o->drives[i].id && !strcmp(o->drives[i].id, kv + 6))
+                    drive = &o->drives[i];
+            if (!drive)
+                die("-device %s: no -drive with id=%s (give -drive first)", arg, kv + 6);
+            if (drive->attached)
+                die("-device %s: drive %s is already in use", arg, kv + 6);
+            drive->attached = true;
+        } else {
+            die("-device %s: unsupported property '%s'", name, kv);
+        }
+    }
+    if (blk && !drive)
+        die("-device %s: drive= is required", arg);
+    add_device(o, blk ? DEV_BLK : DEV_RNG, drive);
+    free(copy);
+}
+
+/* The virtio-mmio devices, in command-line order from the top slot down
+ * (QEMU's order: the first -device is vda). */
+static void add_virtio_devices(const Options *o)
+{
+    char err[256];
+    for (unsigned i = 0; i < o->ndrives; i++)
+        if (!o->drives[i].attached)
+            die("-drive %s: not attached to any device (-device virtio-blk-device,drive=ID)",
+                o->drives[i].file);
+    for (unsigned i = 0; i < o->ndevices; i++) {
+        const Device *dev = &o->devices[i];
+        int slot = virtio_mmio_free_slot();
+        if (slot < 0)
+            die("-device: all %d virtio-mmio slots are taken", VIRT_VIRTIO_SLOTS);
+        if (dev->kind == DEV_BLK) {
+            const Drive *d = dev->drive;
+            if (virtio_blk_add((unsigned)slot, d->file, d->snapshot || o->snapshot, d->readonly,
+                               err, sizeof err) < 0)
+                die("-drive file=%s: %s", d->file, err);
+        } else if (virtio_rng_add((unsigned)slot, err, sizeof err) < 0) {
+            die("-device virtio-rng-device: %s", err);
+        }
+    }
+    virtio_mmio_init_empty_slots();
+}
+
 static void usage(void)
 {
     printf("usage: xlat-system [options]\n"
@@ -125,6 +263,9 @@ static void usage(void)
            "  -bios default|none|FILE SBI in xlat (default), no firmware, or M-mode firmware\n"
            "  -nographic              serial console on stdio (ctrl-a x quits, ctrl-a h helps)\n"
            "  -serial mon:stdio|stdio the console (the only one)\n"
+           "  -drive file=F[,format=raw][,if=none|virtio][,id=X][,snapshot=on][,readonly=on]\n"
+           "  -device virtio-blk-device,drive=X | virtio-rng-device\n"
+           "  -snapshot               writes to every disk stay in memory\n"
            "  -no-reboot              exit instead of rebooting (status 1)\n"
            "  -d ITEMS, -D FILE       log items (-d help), log file\n",
            MACHINE_MAX_HARTS);
@@ -180,6 +321,12 @@ static void parse_args(int argc, char **argv, Options *o)
                 die("-display: only 'none' (there is no display)");
         } else if (!strcmp(a, "-no-reboot"))
             o->no_reboot = true;
+        else if (!strcmp(a, "-drive"))
+            parse_drive(o, need(argc, argv, &i));
+        else if (!strcmp(a, "-device"))
+            parse_device(o, need(argc, argv, &i));
+        else if (!strcmp(a, "-snapshot"))
+            o->snapshot = true;
         else if (!strcmp(a, "-d"))
             parse_log(need(argc, argv, &i));
         else if (!strcmp(a, "-D"))
@@ -275,6 +422,7 @@ int main(int argc, char **argv)
     uart_init(STDIN_FILENO, STDOUT_FILENO, true);
     rtc_init();
     sifive_test_init();
+    add_virtio_devices(&o);
 
     char err[256];
     bool firmware = strcmp(o.bios, "default") && strcmp(o.bios, "none");
@@ -318,7 +466,10 @@ int main(int argc, char **argv)
     if (load_fdt(&ram, fdt, fdt_size, kernel.high > initrd_end ? kernel.high : initrd_end,
                  &fdt_addr, err, sizeof err) < 0)
         die("device tree: %s", err);
+    free(fdt);
 
+    if (kernel.tohost)
+        htif_init(kernel.tohost);
     start_harts(&o, firmware ? fw.entry : kernel.entry, fdt_addr, kernel.entry);
     harts_run_all();
     uart_restore_tty();
