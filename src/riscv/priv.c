@@ -11,7 +11,8 @@
  * keep what is written and check nothing: every access is allowed, which
  * is what firmware needs of them here. Counters: cycle and instret are the
  * interpreter's retired count, time is the machine's mtime; hpmcounters
- * read zero.
+ * read zero. mcountinhibit is hardwired to zero (WARL): the counters
+ * always count.
  */
 #include "riscv/priv.h"
 
@@ -77,14 +78,23 @@ static void status_changed(CPUState *cpu, uint64_t old, int old_mode)
         cpu->exec_page = 0;
 }
 
-/* mip as software reads it: STIP follows stimecmp while Sstc is on. */
-static uint64_t mip_value(const CPUState *cpu)
+/* mip with SEIP = software's own bit (what csrrs/csrrc modify): STIP
+ * follows stimecmp while Sstc is on. */
+static uint64_t mip_software(const CPUState *cpu)
 {
     const RiscvPriv *p = &cpu->priv;
-    uint64_t v = mip_load(p);
+    uint64_t raw = mip_load(p);
+    uint64_t v = (raw & ~(MIP_SEIP | MIP_SEIP_SW)) | (raw & MIP_SEIP_SW ? MIP_SEIP : 0);
     if (p->menvcfg & MENVCFG_STCE)
         v = time_now() >= p->stimecmp ? v | MIP_STIP : v & ~MIP_STIP;
     return v;
+}
+
+/* mip as software reads it and interrupts see it: SEIP is software's bit
+ * or the interrupt controller's line. */
+static uint64_t mip_value(const CPUState *cpu)
+{
+    return mip_software(cpu) | (mip_load(&cpu->priv) & MIP_SEIP);
 }
 
 static uint64_t mstatus_value(const RiscvPriv *p)
@@ -158,7 +168,7 @@ static bool csr_get(CPUState *cpu, unsigned csr, uint64_t *v)
     case 0x305: *v = p->mtvec; return true;
     case 0x306: *v = p->mcounteren; return true;
     case 0x30a: *v = p->menvcfg; return true;
-    case 0x320: *v = p->mcountinhibit; return true;
+    case 0x320: *v = 0; return true;                        /* mcountinhibit */
     case 0x340: *v = p->mscratch; return true;
     case 0x341: *v = p->mepc; return true;
     case 0x342: *v = p->mcause; return true;
@@ -262,13 +272,21 @@ static bool csr_set(CPUState *cpu, unsigned csr, uint64_t v)
     case 0x305: p->mtvec = legal_tvec(v, p->mtvec); return true;
     case 0x306: p->mcounteren = v & 0xffffffffULL; return true;
     case 0x30a: p->menvcfg = v & (MENVCFG_FIOM | MENVCFG_STCE); return true;
-    case 0x320: p->mcountinhibit = v & 0xfffffffdULL; return true;
+    case 0x320: return true;                                /* mcountinhibit: hardwired 0 */
     case 0x340: p->mscratch = v; return true;
     case 0x341: p->mepc = v & ~1ULL; return true;
     case 0x342: p->mcause = v; return true;
     case 0x343: p->mtval = v; return true;
-    case 0x344: mip_write(p, MIP_M_WRITABLE, v); return true;
-    case 0xb00: case 0xb02: cpu->instret = v; return true;
+    case 0x344:                                             /* SEIP: software's own bit */
+        mip_write(p, (MIP_M_WRITABLE & ~MIP_SEIP) | MIP_SEIP_SW,
+                  (v & ~MIP_SEIP) | (v & MIP_SEIP ? MIP_SEIP_SW : 0));
+        return true;
+    case 0xb00: case 0xb02:
+        /* The written value is what the next instruction reads: this
+         * instruction's own retirement (the interpreter's increment) does
+         * not count (riscv-tests rv64mi instret_overflow). */
+        cpu->instret = v - 1;
+        return true;
     case 0x7a0: case 0x7a1: case 0x7a2: case 0x7a3: return true;
     default:
         break;
@@ -306,7 +324,9 @@ int priv_csr(CPUState *cpu, unsigned csr, int op, uint64_t src, bool write, uint
         return PRIV_ILLEGAL;
     if (!write)
         return PRIV_OK;
-    uint64_t v = op == CSR_OP_WRITE ? src : op == CSR_OP_SET ? *old | src : *old & ~src;
+    /* mip's read-modify-write sees software's SEIP bit, not the line's. */
+    uint64_t base = csr == 0x344 ? mip_software(cpu) : *old;
+    uint64_t v = op == CSR_OP_WRITE ? src : op == CSR_OP_SET ? base | src : base & ~src;
     if (!csr_set(cpu, csr, v))
         return PRIV_ILLEGAL;
     return csr_write_stops(csr) ? PRIV_STOP : PRIV_OK;

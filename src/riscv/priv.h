@@ -50,6 +50,10 @@ enum {
 #define MIP_MTIP (1ULL << IRQ_M_TIMER)
 #define MIP_SEIP (1ULL << IRQ_S_EXT)
 #define MIP_MEIP (1ULL << IRQ_M_EXT)
+/* Not an architectural bit: RiscvPriv.mip keeps M-mode software's own SEIP
+ * bit here, while bit 9 is the interrupt controller's line (devices drive
+ * it); mip reads show SEIP as the OR of the two (spec 3.1.9). */
+#define MIP_SEIP_SW (1ULL << 32)
 
 /* Exception causes. */
 enum {
@@ -78,7 +82,7 @@ typedef struct RiscvPriv {
     uint64_t mtvec, mscratch, mepc, mcause, mtval;
     uint64_t stvec, sscratch, sepc, scause, stval;
     uint64_t satp;
-    uint64_t mcounteren, scounteren, mcountinhibit;
+    uint64_t mcounteren, scounteren;
     uint64_t menvcfg, senvcfg;
     uint64_t stimecmp;      /* Sstc: STIP while time >= this (menvcfg.STCE) */
     uint64_t pmpcfg[PMP_ENTRIES / 8];

@@ -196,9 +196,10 @@ static void wait_for_interrupt(Hart *h)
     pthread_mutex_lock(&h->lock);
     for (;;) {
         update_timer_line(h);
-        uint64_t cause;
-        if (priv_interrupt(cpu, &cause) ||
-            (__atomic_load_n(&cpu->priv.mip, __ATOMIC_ACQUIRE) & cpu->priv.mie) ||
+        uint64_t cause, mip = __atomic_load_n(&cpu->priv.mip, __ATOMIC_ACQUIRE);
+        if (mip & MIP_SEIP_SW)
+            mip |= MIP_SEIP;
+        if (priv_interrupt(cpu, &cause) || (mip & cpu->priv.mie) ||
             machine.exit_requested || __atomic_load_n(&h->remote_flush, __ATOMIC_ACQUIRE))
             break;
         /* STIP from stimecmp is computed, not stored in mip. */

@@ -109,6 +109,8 @@ static SbiRet hsm(Hart *self, unsigned long fid, const uint64_t *a)
         Hart *h = machine.harts[a[0]];
         if (fid == 2)
             return ok((unsigned long)__atomic_load_n(&h->hsm_state, __ATOMIC_ACQUIRE));
+        if (!machine_ram_ptr(a[1], 4))              /* S-mode code can only run from RAM */
+            return err(SBI_ERR_INVALID_ADDRESS);
         pthread_mutex_lock(&h->lock);
         long e = h->hsm_state == HSM_STOPPED ? SBI_SUCCESS : SBI_ERR_ALREADY_AVAILABLE;
         if (e == SBI_SUCCESS) {

@@ -7,7 +7,8 @@
  * (machine_find_mmio) or nothing (an access fault, logged under -d
  * guest_errors). An access that crosses a page is done byte by byte, each
  * byte translated on its own page, so a fault names the first byte that
- * faults. Fetches and AMOs need RAM.
+ * faults. Fetches and AMOs need RAM. A superpage is cached as the 4 KiB
+ * entries used, so a one-address flush inside one empties the TLB.
  */
 #include "system/sys_mem.h"
 
@@ -24,16 +25,37 @@ uint64_t *sys_phys_u64(uint64_t pa)
     return (pa & 7) ? NULL : machine_ram_ptr(pa, 8);
 }
 
+/*
+ * The virtual addresses that superpage translations in each hart's TLB
+ * cover since its last full flush (lo > hi: none). The TLB holds them as
+ * 4 KiB entries, and one leaf PTE maps all of a superpage's, so an
+ * sfence.vma of one address inside drops the whole TLB.
+ */
+static struct { uint64_t lo, hi; } super_span[MACHINE_MAX_HARTS];
+
 void sys_tlb_flush(CPUState *cpu, bool all, uint64_t vaddr)
 {
     Hart *h = hart_of(cpu);
+    if (!all && vaddr - super_span[h->id].lo <= super_span[h->id].hi - super_span[h->id].lo)
+        all = true;
     if (all) {
         memset(h->tlb, 0xff, sizeof h->tlb);
+        super_span[h->id].lo = UINT64_MAX;
+        super_span[h->id].hi = 0;
         return;
     }
     SysTlbEntry *e = &h->tlb[(vaddr >> 12) % SYS_TLB_SIZE];
     if (e->vpage == vaddr >> 12)
         e->vpage = UINT64_MAX;
+}
+
+static void note_superpage(const Hart *h, uint64_t va, uint64_t page_mask)
+{
+    uint64_t lo = va & ~page_mask, hi = lo + page_mask;
+    if (lo < super_span[h->id].lo)
+        super_span[h->id].lo = lo;
+    if (hi > super_span[h->id].hi)
+        super_span[h->id].hi = hi;
 }
 
 static bool no_memory(uint64_t va, uint64_t pa, enum mem_access access, MemFault *fault)
@@ -67,6 +89,8 @@ static const SysTlbEntry *lookup(CPUState *cpu, uint64_t va, enum mem_access acc
         no_memory(va, r.pa, access, fault);
         return NULL;
     }
+    if (r.page_mask > 0xfff)
+        note_superpage(h, va, r.page_mask);
     bool same = e->vpage == va >> 12 && e->mode == mode && e->pa_page == pa_page;
     *e = (SysTlbEntry){ .vpage = va >> 12, .pa_page = pa_page, .host = host,
                         .mode = (uint8_t)mode,

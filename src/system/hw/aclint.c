@@ -7,12 +7,13 @@
  *   0x4000 + 8*hart   mtimecmp (64-bit; 4-byte accesses reach either half)
  *   0xbff8            mtime, ticks of MTIME_HZ (machine_mtime())
  *
- * MTIP is not driven here: the hart loop compares machine_mtime() with
- * Hart.mtimecmp and is told of every new compare value through
- * hart_timer_changed(). mtime is read-only here: machine_mtime() is also the
- * time CSR and the harts' timer base, so a write (which QEMU implements and
- * no Linux or OpenSBI on one MTIMER makes) is ignored rather than letting
- * this register drift from them.
+ * MTIP follows a write of mtimecmp at once (mip read right after it shows
+ * the new comparison); as mtime advances, the hart loop compares
+ * machine_mtime() with Hart.mtimecmp, and is told of every new compare
+ * value through hart_timer_changed(). mtime is read-only here:
+ * machine_mtime() is also the time CSR and the harts' timer base, so a
+ * write (which QEMU implements and no Linux or OpenSBI on one MTIMER makes)
+ * is ignored rather than letting this register drift from them.
  *
  * mtimecmp is written under Hart.lock and stored atomically (the harts'
  * timer thread reads it without the lock).
@@ -104,8 +105,10 @@ static void mtimecmp_write(uint64_t off, unsigned size, uint64_t val)
     if (!h)
         return;
     pthread_mutex_lock(&h->lock);
-    __atomic_store_n(&h->mtimecmp, reg64_write(h->mtimecmp, off % 8, size, val), __ATOMIC_RELEASE);
+    uint64_t cmp = reg64_write(h->mtimecmp, off % 8, size, val);
+    __atomic_store_n(&h->mtimecmp, cmp, __ATOMIC_RELEASE);
     pthread_mutex_unlock(&h->lock);
+    hart_set_mip(h, MIP_MTIP, machine_mtime() >= cmp);   /* the comparator's output now */
     hart_timer_changed(h);
 }
 

@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# Bare-metal guest tests of xlat-system (the privileged architecture and the
+# virt machine's devices): each tests/system/*.c is built here with the
+# riscv64 cross compiler together with tests/system/{start.S,lib.c} and
+# link.ld, run under BUILD/xlat-system with a timeout, and passes when it
+# exits with status 0 (the syscon's pass; SBI SRST for S-mode tests), its
+# UART output has no "FAIL", it printed its "END n checks, 0 failed" line
+# and every `system-expect:` text appears in its output.
+#
+# Directives in a test's first 10 lines (`// NAME: VALUE`):
+#   system-mode: s        start in S-mode under the SBI (-bios default; built
+#                         with -DSMODE, linked at 0x80200000); else -bios none
+#   system-args: ARGS     more xlat-system options (e.g. -smp 2)
+#   system-stdin: TEXT    piped into stdin (the UART's input); else /dev/null
+#   system-expect: TEXT   must appear in the output (repeatable)
+#
+# Usage: tests/system.sh BUILD [NAME...]   (NAME: only these tests)
+# Each run builds and logs in a directory of its own under BUILD/system-tests
+# (kept when a test fails, for its ELF and full log; removed otherwise).
+# $SYSTEM_EMU runs the tests under another emulator with the same options
+# (qemu-system-riscv64, to check a test itself against QEMU).
+set -u
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BUILD=$(cd "${1:-build}" && pwd)
+shift || true
+SRC=$REPO/tests/system
+SYS=${SYSTEM_EMU:-$BUILD/xlat-system}
+CC=${GUEST_CC:-riscv64-linux-gnu-gcc}
+TIMEOUT=${XLAT_SYSTEM_TIMEOUT:-60}
+
+if ! command -v "$CC" >/dev/null; then
+    echo "$CC is not installed: the bare-metal tests cannot be built"
+    exit 77
+fi
+if [[ -z ${SYSTEM_EMU:-} && ! -x $SYS ]]; then
+    echo "FAIL $SYS is not built (make build/xlat-system)"
+    exit 1
+fi
+mkdir -p "$BUILD/system-tests"
+OUT=$(mktemp -d "$BUILD/system-tests/run.XXXXXX")
+
+CFLAGS=(-march=rv64gc -mabi=lp64 -mcmodel=medany -mno-relax -mstrict-align -O2 -Wall -Wextra
+        -ffreestanding -fno-builtin -fno-pic -fno-stack-protector -fno-asynchronous-unwind-tables
+        -I "$SRC")
+LDFLAGS=(-nostdlib -static -no-pie -Wl,-N -Wl,--build-id=none -Wl,--no-warn-rwx-segments
+         -T "$SRC/link.ld")
+
+directive() {        # NAME FILE: every value of `// NAME: VALUE` in the first 10 lines
+    head -n 10 "$2" | sed -n "s|^[[:space:]]*//[[:space:]]*$1:[[:space:]]*\(.*\)$|\1|p"
+}
+
+fail=0 ran=0
+for src in "$SRC"/*.c; do
+    name=$(basename "$src" .c)
+    [[ $name == lib ]] && continue
+    if (($# > 0)); then
+        want=0
+        for n in "$@"; do [[ $n == "$name" ]] && want=1; done
+        ((want)) || continue
+    fi
+    ran=$((ran + 1))
+    mode=$(directive system-mode "$src" | head -n 1)
+    args=$(directive system-args "$src" | head -n 1)
+    stdin=$(directive system-stdin "$src" | head -n 1)
+    elf=$OUT/$name.elf log=$OUT/$name.log
+    extra=() bios=none
+    if [[ $mode == s ]]; then
+        extra=(-DSMODE -Wl,--defsym=LOAD_ADDR=0x80200000)
+        bios=default
+    fi
+    if ! "$CC" "${CFLAGS[@]}" "${extra[@]}" "${LDFLAGS[@]}" -o "$elf" \
+            "$SRC/start.S" "$SRC/lib.c" "$src" >"$OUT/$name.cc.log" 2>&1; then
+        echo "FAIL $name: cross-compile"
+        head -n 20 "$OUT/$name.cc.log" | sed 's/^/    /'
+        fail=1
+        continue
+    fi
+    read -r -a argv <<<"$args"
+    cmd=("$SYS" -M virt -m 128M -nographic -bios "$bios" "${argv[@]}" -kernel "$elf")
+    rc=0
+    if [[ -n $stdin ]]; then
+        printf '%s' "$stdin" | timeout -k 5 "$TIMEOUT" "${cmd[@]}" >"$log" 2>&1 || rc=$?
+    else
+        timeout -k 5 "$TIMEOUT" "${cmd[@]}" </dev/null >"$log" 2>&1 || rc=$?
+    fi
+    problems=()
+    if ((rc == 124)); then
+        problems+=("timed out after ${TIMEOUT}s")
+    elif ((rc != 0)); then
+        problems+=("exit status $rc")
+    fi
+    grep -q 'FAIL' "$log" && problems+=("FAIL in the output")
+    grep -q '^END [0-9]* checks, 0 failed' "$log" || problems+=("no 'END n checks, 0 failed' line")
+    while IFS= read -r text; do
+        [[ -z $text ]] && continue
+        grep -qF -- "$text" "$log" || problems+=("missing output: $text")
+    done < <(directive system-expect "$src")
+    if ((${#problems[@]} == 0)); then
+        echo "ok   $name: $(grep -c '^ok ' "$log") checks"
+    else
+        echo "FAIL $name: $(IFS=';'; echo "${problems[*]}")"
+        grep 'FAIL' "$log" | head -n 40 | sed 's/^/    /'
+        echo "    last lines of $log:"
+        tail -n 8 "$log" | sed 's/^/      /'
+        fail=1
+    fi
+done
+((ran > 0)) || { echo "FAIL no test matched: $*"; exit 1; }
+if ((fail)); then
+    echo "(ELFs and logs kept in $OUT)"
+else
+    rm -rf "$OUT"
+fi
+exit $fail
