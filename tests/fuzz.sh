@@ -33,14 +33,20 @@ if ! echo 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n){(void)d;(v
     exit 77
 fi
 
-# xlat's sources (all but main.c), instrumented for coverage and checked.
-objs=()
-for src in $(cd "$REPO" && find src -name '*.c' ! -path src/user/main.c | sort); do
+# xlat's sources (all but the two mains), instrumented for coverage and
+# checked: a fuzz_system_* target links the core and system mode, the others
+# the core and user mode (as the Makefile's unit tests do).
+core_objs=() user_objs=() system_objs=()
+for src in $(cd "$REPO" && find src -name '*.c' ! -path src/user/main.c ! -path src/system/main.c | sort); do
     obj=$OUT/obj/$(echo "$src" | tr / _).o
     if [[ ! -e $obj || $REPO/$src -nt $obj || -n $(find "$REPO/src" -name '*.h' -newer "$obj" | head -n 1) ]]; then
         "$CLANG" "${CFLAGS[@]}" -fsanitize=fuzzer-no-link "${SAN[@]}" -c -o "$obj" "$REPO/$src" || exit 1
     fi
-    objs+=("$obj")
+    case $src in
+    src/user/*)   user_objs+=("$obj") ;;
+    src/system/*) system_objs+=("$obj") ;;
+    *)            core_objs+=("$obj") ;;
+    esac
 done
 
 # fuzz_syscall and fuzz_path work in fresh directories under TMPDIR: keep those here.
@@ -54,7 +60,12 @@ fail=0
 for src in "$REPO"/tests/fuzz/fuzz_*.c; do
     name=$(basename "$src" .c)
     bin=$OUT/$name
-    "$CLANG" "${CFLAGS[@]}" -fsanitize=fuzzer "${SAN[@]}" -o "$bin" "$src" "${objs[@]}" "${LIBS[@]}" ||
+    if [[ $name == fuzz_system_* ]]; then
+        objs=("${core_objs[@]}" "${system_objs[@]}") extra=(-lfdt)
+    else
+        objs=("${core_objs[@]}" "${user_objs[@]}") extra=()
+    fi
+    "$CLANG" "${CFLAGS[@]}" -fsanitize=fuzzer "${SAN[@]}" -o "$bin" "$src" "${objs[@]}" "${extra[@]}" "${LIBS[@]}" ||
         { echo "FAIL $name: build"; fail=1; continue; }
     corpus=$OUT/corpus-${name#fuzz_}
     regress=$REPO/tests/fuzz/corpus/${name#fuzz_}
