@@ -56,7 +56,21 @@ extern pthread_mutex_t tb_lock;
 extern TB *tbs;                         /* in host-address order */
 extern size_t ntbs;
 void tb_cache_init(void);
-TB *tb_lookup(const TBKey *key);        /* tb_lock held */
+/* The hash table (1 << tb_hash_bits buckets in use), for tb_lookup. */
+extern TB **tb_hash;
+extern unsigned tb_hash_bits;
+static inline size_t tb_hash_key(uint64_t pc, uint32_t flags)
+{
+    return (size_t)(((pc ^ (uint64_t)flags << 48) * 0x9e3779b97f4a7c15ULL) >> (64 - tb_hash_bits));
+}
+/* The TB of key, or NULL (tb_lock held). Inline: every dispatch looks. */
+static inline TB *tb_lookup(const TBKey *key)
+{
+    for (TB *tb = tb_hash[tb_hash_key(key->pc, key->flags)]; tb; tb = tb->hash_next)
+        if (tb->pc == key->pc && tb->phys == key->phys && tb->flags == key->flags)
+            return tb;
+    return NULL;
+}
 /* Translate the block at key (unless it exists): TR_OK with *out, or why not. */
 enum { TR_OK, TR_FULL, TR_NOEXEC, TR_INTERP };
 int tb_translate(CPUState *cpu, const TBKey *key, TB **out);
@@ -85,8 +99,17 @@ void jc_clear(JCEntry *jc, size_t n);
 void jc_publish(CPUState *cpu, const TB *tb, unsigned df, bool record_lookup);
 /* Drop tb from every vCPU's jump cache (tb_lock held). */
 void jc_forget_tb(const TB *tb);
-/* Undo exec_kick, then look at the request. */
-bool exit_requested(CPUState *cpu);
+/*
+ * Undo exec_kick, then look at the request: in this order, a request that
+ * races the restore is either seen here or leaves the probe poisoned (its
+ * flag is stored before its poison). Inline: every dispatch asks.
+ */
+static inline bool exit_requested(CPUState *cpu)
+{
+    if (cpu->jc_probe != cpu->jc)
+        __atomic_store_n(&cpu->jc_probe, cpu->jc, __ATOMIC_SEQ_CST);
+    return __atomic_load_n(&cpu->exit_request, __ATOMIC_SEQ_CST) != 0;
+}
 
 /* -- cache_flush.c -- */
 extern pthread_mutex_t flush_mutex;

@@ -77,17 +77,6 @@ void exec_kick(CPUState *cpu)
 }
 
 /*
- * In this order, a request that races the restore is either seen here or
- * leaves the probe poisoned (its flag is stored before its poison).
- */
-bool exit_requested(CPUState *cpu)
-{
-    if (cpu->jc_probe != cpu->jc)
-        __atomic_store_n(&cpu->jc_probe, cpu->jc, __ATOMIC_SEQ_CST);
-    return __atomic_load_n(&cpu->exit_request, __ATOMIC_SEQ_CST) != 0;
-}
-
-/*
  * A jump cache is mapped at its full size (--tune jc-bits) but starts with
  * 2^JC_BITS_START entries in use, and grows fourfold (emptied: entries
  * must sit at their pc's index for invalidation to find them) while more

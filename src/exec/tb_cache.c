@@ -36,10 +36,10 @@
 pthread_mutex_t tb_lock = PTHREAD_MUTEX_INITIALIZER;
 TB *tbs;
 size_t ntbs;
-/* 1 << hash_bits buckets in use of a table mapped for HASH_BITS_MAX: zero
- * pages, so a short-lived process touches only the few it uses. */
-static TB **tb_hash;
-static unsigned hash_bits = HASH_BITS_MIN;
+/* 1 << tb_hash_bits buckets in use of a table mapped for HASH_BITS_MAX:
+ * zero pages, so a short-lived process touches only the few it uses. */
+TB **tb_hash;
+unsigned tb_hash_bits = HASH_BITS_MIN;
 
 typedef struct PageDesc {
     uint64_t page;
@@ -56,23 +56,11 @@ void tb_cache_init(void)
 
 /* -- Hash table and page lists (tb_lock held) ------------------------------------------- */
 
-static inline size_t hash_key(uint64_t pc, uint32_t flags)
-{
-    return (size_t)(((pc ^ (uint64_t)flags << 48) * 0x9e3779b97f4a7c15ULL) >> (64 - hash_bits));
-}
 static inline size_t hash_page(uint64_t p) { return (size_t)((p * 0x9e3779b97f4a7c15ULL) >> (64 - PAGE_HASH_BITS)); }
-
-TB *tb_lookup(const TBKey *key)
-{
-    for (TB *tb = tb_hash[hash_key(key->pc, key->flags)]; tb; tb = tb->hash_next)
-        if (tb->pc == key->pc && tb->phys == key->phys && tb->flags == key->flags)
-            return tb;
-    return NULL;
-}
 
 static void hash_insert(TB *tb)
 {
-    size_t h = hash_key(tb->pc, tb->flags);
+    size_t h = tb_hash_key(tb->pc, tb->flags);
     tb->hash_next = tb_hash[h];
     tb_hash[h] = tb;
 }
@@ -80,10 +68,10 @@ static void hash_insert(TB *tb)
 /* Before inserting TB number ntbs: keep chains about two long. */
 static void hash_fit(void)
 {
-    if (ntbs < (2u << hash_bits) || hash_bits == HASH_BITS_MAX)
+    if (ntbs < (2u << tb_hash_bits) || tb_hash_bits == HASH_BITS_MAX)
         return;
-    memset(tb_hash, 0, sizeof *tb_hash << hash_bits);
-    hash_bits = hash_bits + 2 < HASH_BITS_MAX ? hash_bits + 2 : HASH_BITS_MAX;
+    memset(tb_hash, 0, sizeof *tb_hash << tb_hash_bits);
+    tb_hash_bits = tb_hash_bits + 2 < HASH_BITS_MAX ? tb_hash_bits + 2 : HASH_BITS_MAX;
     for (size_t i = 0; i < ntbs; i++)
         if (tbs[i].valid)
             hash_insert(&tbs[i]);
@@ -91,7 +79,7 @@ static void hash_fit(void)
 
 static void hash_remove(TB *tb)
 {
-    for (TB **pp = &tb_hash[hash_key(tb->pc, tb->flags)]; *pp; pp = &(*pp)->hash_next)
+    for (TB **pp = &tb_hash[tb_hash_key(tb->pc, tb->flags)]; *pp; pp = &(*pp)->hash_next)
         if (*pp == tb) {
             *pp = tb->hash_next;
             return;
@@ -131,7 +119,7 @@ static void page_remove_tb(uint64_t page, TB *tb)
 
 void tb_cache_reset(void)
 {
-    memset(tb_hash, 0, sizeof *tb_hash << hash_bits);
+    memset(tb_hash, 0, sizeof *tb_hash << tb_hash_bits);
     for (size_t b = 0; b < ((size_t)1 << PAGE_HASH_BITS); b++)
         for (PageDesc *pd = page_hash[b]; pd; pd = pd->next)
             pd->first = 0;
