@@ -27,6 +27,7 @@
 # Cached in ${XDG_CACHE_HOME:-$HOME/.cache}/xlat/peers-trixie-amd64 behind a
 # stamp. Exit status: 0 ready; 2 download failed; 1 anything else.
 set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/private-apt.sh"
 
 PACKAGES=(
     qemu-user
@@ -40,7 +41,6 @@ APTDIR=$CACHE/peers-apt
 STAMP=$ROOT/.xlat-peers-stamp
 LOG=$CACHE/peers-apt.log
 WANT="packages: ${PACKAGES[*]}"
-HOST_SOURCES=${XLAT_HOST_SOURCES:-/etc/apt/sources.list.d/debian.sources}
 
 say() { echo "peers: $*" >&2; }
 
@@ -76,8 +76,6 @@ need() { command -v "$1" >/dev/null 2>&1 || { say "missing '$1'"; exit 1; }; }
 need apt-get
 need dpkg-deb
 need flock
-[[ -r $HOST_SOURCES ]] || { say "cannot read $HOST_SOURCES (need a Debian host)"; exit 1; }
-grep -q bookworm "$HOST_SOURCES" || say "warning: $HOST_SOURCES names no bookworm suite"
 
 mkdir -p "$CACHE"
 exec 9>"$CACHE/peers.lock"
@@ -86,22 +84,8 @@ if ready; then report; exit 0; fi
 
 # ---- private apt configuration ---------------------------------------------
 
-rm -rf "$APTDIR"
-mkdir -p "$APTDIR"/{state/lists/partial,cache/archives/partial,sources.list.d,preferences.d}
-: >"$APTDIR/state/status"
-sed 's/bookworm/trixie/g' "$HOST_SOURCES" >"$APTDIR/sources.list.d/debian.sources"
-APT=(apt-get -q
-     -o Dir::State="$APTDIR/state"
-     -o Dir::State::status="$APTDIR/state/status"
-     -o Dir::Cache="$APTDIR/cache"
-     -o Dir::Etc::SourceList=/dev/null
-     -o Dir::Etc::SourceParts="$APTDIR/sources.list.d"
-     -o Dir::Etc::Preferences=/dev/null
-     -o Dir::Etc::PreferencesParts="$APTDIR/preferences.d"
-     -o APT::Architecture=amd64
-     -o APT::Architectures::=amd64
-     -o APT::Install-Recommends=false
-     -o APT::Get::AllowUnauthenticated=false)
+private_apt_init "$APTDIR" amd64 || exit 1
+APT=(apt-get "${APT_OPTS[@]}")
 
 say "apt-get update (trixie, private state in $APTDIR, log $LOG)..."
 ok=0

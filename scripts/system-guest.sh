@@ -56,13 +56,13 @@
 #
 # Exit status: 0 ready; 2 download failed (network, archive); 1 otherwise.
 set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/private-apt.sh"
 
 CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/xlat
 DIR=$CACHE/system
 APTDIR=$DIR/apt
 STAMP=$DIR/.xlat-system-stamp
 LOG=$DIR/apt.log
-HOST_SOURCES=${XLAT_HOST_SOURCES:-/etc/apt/sources.list.d/debian.sources}
 
 say() { echo "system-guest: $*" >&2; }
 
@@ -120,8 +120,6 @@ need dpkg-deb dpkg
 need flock util-linux
 need gzip gzip
 need xz xz-utils
-[[ -r $HOST_SOURCES ]] || { say "cannot read $HOST_SOURCES (need a Debian host)"; exit 1; }
-grep -q bookworm "$HOST_SOURCES" || say "warning: $HOST_SOURCES names no bookworm suite"
 
 mkdir -p "$DIR"
 exec 9>"$DIR/.lock"
@@ -130,22 +128,8 @@ if [[ $FORCE -eq 0 ]] && ready; then report; exit 0; fi
 
 # ---- private apt for trixie riscv64 ------------------------------------------
 
-rm -rf "$APTDIR"
-mkdir -p "$APTDIR"/{state/lists/partial,cache/archives/partial,sources.list.d,preferences.d,debs}
-: >"$APTDIR/state/status"
-sed 's/bookworm/trixie/g' "$HOST_SOURCES" >"$APTDIR/sources.list.d/debian.sources"
-APT_OPTS=(-q
-     -o Dir::State="$APTDIR/state"
-     -o Dir::State::status="$APTDIR/state/status"
-     -o Dir::Cache="$APTDIR/cache"
-     -o Dir::Etc::SourceList=/dev/null
-     -o Dir::Etc::SourceParts="$APTDIR/sources.list.d"
-     -o Dir::Etc::Preferences=/dev/null
-     -o Dir::Etc::PreferencesParts="$APTDIR/preferences.d"
-     -o APT::Architecture=riscv64
-     -o APT::Architectures::=riscv64
-     -o APT::Install-Recommends=false
-     -o APT::Get::AllowUnauthenticated=false)
+private_apt_init "$APTDIR" riscv64 || exit 1
+mkdir -p "$APTDIR/debs"
 
 # retry N CMD...: run CMD up to N times (network hiccups), logging to $LOG.
 retry() {
