@@ -19,17 +19,10 @@
 #include "user/loader.h"
 #include "user/mm.h"
 #include "user/options.h"
+#include "check.h"
 
 /* main.c (not linked into unit tests) owns the real one. */
 __attribute__((weak)) Options opt;
-
-static int failures;
-
-#define CHECK(cond) do { if (!(cond)) { \
-    printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond); failures++; } } while (0)
-#define CHECK_EQ(a, b) do { long long a_ = (long long)(a), b_ = (long long)(b); if (a_ != b_) { \
-    printf("FAIL %s:%d: %s == %#llx, expected %#llx\n", __FILE__, __LINE__, #a, a_, b_); \
-    failures++; } } while (0)
 
 #define PG GUEST_PAGE_SIZE
 #define IMG_SIZE 0x1200

@@ -18,6 +18,7 @@
 #include "user/fault.h"
 #include "user/mm.h"
 #include "user/options.h"
+#include "check.h"
 
 /* main.c (not linked into unit tests) owns the real one. */
 __attribute__((weak)) Options opt;
@@ -28,29 +29,11 @@ __attribute__((weak)) Options opt;
 #define DATA_LEN 0x2000ULL
 #define HOLE     0x50000ULL      /* in the window, never mapped */
 
-static int failures;
 static CPUState cpu;
 
 /* The signal user mode makes of cpu's memory fault (user/fault.c). */
 #define FSIG  (fault_signal_of(&cpu, EXIT_FAULT).signo)
 #define FCODE (fault_signal_of(&cpu, EXIT_FAULT).code)
-
-#define CHECK(cond) do {                                                  \
-        if (!(cond)) {                                                    \
-            printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond);        \
-            failures++;                                                   \
-        }                                                                 \
-    } while (0)
-
-#define CHECK_EQ(a, b) do {                                               \
-        uint64_t a_ = (uint64_t)(a), b_ = (uint64_t)(b);                  \
-        if (a_ != b_) {                                                   \
-            printf("FAIL %s:%d: %s == %#llx, expected %#llx\n", __FILE__, \
-                   __LINE__, #a, (unsigned long long)a_,                  \
-                   (unsigned long long)b_);                               \
-            failures++;                                                   \
-        }                                                                 \
-    } while (0)
 
 /* -- Encoding helpers (fields OR'ed into the table's match value) --------- */
 

@@ -21,14 +21,8 @@
 #include "system/fdt.h"
 #include "system/loader.h"
 #include "system/machine.h"
+#include "check.h"
 
-static int failures;
-
-#define CHECK(cond) do { if (!(cond)) { \
-    printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond); failures++; } } while (0)
-#define CHECK_EQ(a, b) do { long long a_ = (long long)(a), b_ = (long long)(b); if (a_ != b_) { \
-    printf("FAIL %s:%d: %s == %#llx, expected %#llx\n", __FILE__, __LINE__, #a, a_, b_); \
-    failures++; } } while (0)
 #define CHECK_ERR(call, word) do { err[0] = 0; CHECK((call) < 0); \
     if (!strstr(err, word)) { printf("FAIL %s:%d: error \"%s\" lacks \"%s\"\n", \
                                      __FILE__, __LINE__, err, word); failures++; } } while (0)

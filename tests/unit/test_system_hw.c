@@ -42,23 +42,7 @@
 #include "system/hw/test_dev.h"
 #include "system/hw/uart.h"
 #include "system/machine.h"
-
-static int failures;
-
-#define CHECK(cond) do {                                                      \
-        if (!(cond)) {                                                        \
-            printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond);             \
-            failures++;                                                       \
-        }                                                                     \
-    } while (0)
-
-#define CHECK_EQ(a, b) do {                                                   \
-        unsigned long long a_ = (unsigned long long)(a), b_ = (unsigned long long)(b); \
-        if (a_ != b_) {                                                       \
-            printf("FAIL %s:%d: %s == %#llx, expected %#llx\n", __FILE__, __LINE__, #a, a_, b_); \
-            failures++;                                                       \
-        }                                                                     \
-    } while (0)
+#include "check.h"
 
 /* -- Fake harts ----------------------------------------------------------- */
 

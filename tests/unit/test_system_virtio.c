@@ -31,23 +31,7 @@
 #include "system/hw/virtio.h"
 #include "system/hw/virtio_mmio.h"
 #include "system/machine.h"
-
-static int failures;
-
-#define CHECK(cond) do {                                                      \
-        if (!(cond)) {                                                        \
-            printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond);             \
-            failures++;                                                       \
-        }                                                                     \
-    } while (0)
-
-#define CHECK_EQ(a, b) do {                                                   \
-        unsigned long long a_ = (unsigned long long)(a), b_ = (unsigned long long)(b); \
-        if (a_ != b_) {                                                       \
-            printf("FAIL %s:%d: %s == %#llx, expected %#llx\n", __FILE__, __LINE__, #a, a_, b_); \
-            failures++;                                                       \
-        }                                                                     \
-    } while (0)
+#include "check.h"
 
 /* Slots: QEMU's order, from the top. */
 enum { S_BLK = 7, S_SNAP = 6, S_RO = 5, S_RNG = 4, S_RO2 = 3, S_EMPTY = 0 };

@@ -23,27 +23,11 @@
 #include "riscv/cpu.h"
 #include "user/fault.h"
 #include "user/mm.h"
+#include "check.h"
 
 #define CODE  0x10000ULL            /* one page, RWX */
 #define ALIAS 0x20000ULL            /* one page, RWX: "physically" CODE */
 #define ECALL 0x00000073u
-
-static int failures;
-
-#define CHECK(cond) do {                                                      \
-        if (!(cond)) {                                                        \
-            printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond);             \
-            failures++;                                                       \
-        }                                                                     \
-    } while (0)
-
-#define CHECK_EQ(a, b) do {                                                   \
-        unsigned long long a_ = (unsigned long long)(a), b_ = (unsigned long long)(b); \
-        if (a_ != b_) {                                                       \
-            printf("FAIL %s:%d: %s == %#llx, expected %#llx\n", __FILE__, __LINE__, #a, a_, b_); \
-            failures++;                                                       \
-        }                                                                     \
-    } while (0)
 
 static uint32_t addi(int rd, int rs1, int imm)
 {
