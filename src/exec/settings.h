@@ -7,6 +7,7 @@
 #define XLAT_EXEC_SETTINGS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 
 /* -d log items (bit mask). */
@@ -52,6 +53,20 @@ extern Tune tune;
 /* The -d items enabled, and the -D file (NULL: stderr). */
 extern unsigned log_mask;
 extern FILE *log_file;
+
+/* A -d item a mode offers: its name, its bits, a line of help. */
+typedef struct LogItem {
+    const char *name;
+    unsigned mask;
+    const char *help;
+} LogItem;
+
+/*
+ * Add the comma-separated -d items of list to log_mask, from the n items a
+ * mode offers. "help" prints them and exits 0. Returns NULL, or the first
+ * unknown item (in a static buffer).
+ */
+const char *log_items_parse(const LogItem *items, size_t n, const char *list);
 
 /* Log to the -D file (stderr by default) if any bit of mask is enabled. */
 #define xlat_log(mask, ...) \

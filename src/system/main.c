@@ -88,7 +88,7 @@ static uint64_t parse_mem(const char *s)
     return *end ? 0 : v;
 }
 
-static const struct { const char *name; unsigned mask; const char *help; } log_items[] = {
+static const LogItem log_items[] = {
     { "int",          LOG_INT,          "log traps and interrupts" },
     { "mmu",          LOG_MMU,          "log page faults" },
     { "guest_errors", LOG_GUEST_ERRORS, "log accesses to nothing and bad device use" },
@@ -97,21 +97,9 @@ static const struct { const char *name; unsigned mask; const char *help; } log_i
 
 static void parse_log(const char *list)
 {
-    char *copy = strdup(list), *save = NULL;
-    for (char *item = strtok_r(copy, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
-        size_t i, n = sizeof log_items / sizeof log_items[0];
-        if (!strcmp(item, "help")) {
-            for (i = 0; i < n; i++)
-                printf("%-13s %s\n", log_items[i].name, log_items[i].help);
-            exit(0);
-        }
-        for (i = 0; i < n && strcmp(item, log_items[i].name); i++)
-            ;
-        if (i == n)
-            die("-d: unknown or unsupported log item '%s' (try -d help)", item);
-        log_mask |= log_items[i].mask;
-    }
-    free(copy);
+    const char *bad = log_items_parse(log_items, sizeof log_items / sizeof log_items[0], list);
+    if (bad)
+        die("-d: unknown or unsupported log item '%s' (try -d help)", bad);
 }
 
 /* -machine virt[,dumpdtb=FILE]: the one board there is. */

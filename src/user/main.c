@@ -148,7 +148,7 @@ static void parse_tune(const char *v)
     }
 }
 
-static const struct { const char *name; unsigned mask; const char *help; } log_items[] = {
+static const LogItem log_items[] = {
     { "in_asm", LOG_IN_ASM, "show guest instructions as they are first run" },
     { "exec",   LOG_EXEC,   "show each executed guest pc" },
     { "unimp",  LOG_UNIMP,  "log unimplemented system calls and instructions" },
@@ -161,21 +161,9 @@ static const struct { const char *name; unsigned mask; const char *help; } log_i
 
 static void parse_log_items(const char *list)
 {
-    char *copy = strdup(list), *save = NULL;
-    for (char *item = strtok_r(copy, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
-        size_t i, n = sizeof log_items / sizeof log_items[0];
-        if (!strcmp(item, "help")) {
-            for (i = 0; i < n; i++)
-                printf("%-8s %s\n", log_items[i].name, log_items[i].help);
-            exit(0);
-        }
-        for (i = 0; i < n && strcmp(item, log_items[i].name); i++)
-            ;
-        if (i == n)
-            die("unknown log item '%s' (try -d help)", item);
-        log_mask |= log_items[i].mask;
-    }
-    free(copy);
+    const char *bad = log_items_parse(log_items, sizeof log_items / sizeof log_items[0], list);
+    if (bad)
+        die("unknown log item '%s' (try -d help)", bad);
     if (log_mask & LOG_STRACE)
         opt.strace = true;
 }
