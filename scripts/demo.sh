@@ -4,7 +4,8 @@
 # qemu-riscv64, side by side: each step prints its command, its output,
 # whether xlat's result equals the reference, and both wall times.
 #
-#   scripts/demo.sh [BUILD_DIR]      (DEMO_TIMEOUT=seconds per run, default 300)
+#   scripts/demo.sh [BUILD_DIR]      (DEMO_TIMEOUT=seconds per run, default 300;
+#                                     in system mode, per step at the console)
 #
 # Steps: static busybox; the guest's own gcc-14 compiling and linking a C
 # program (driver -> cc1 -> as -> collect2 -> ld, every step a guest
@@ -14,9 +15,18 @@
 # (scripts/gcc-plan.sh for gcc; a host-shell pipeline of qemu processes
 # for bash) and the table says so.
 #
+# Then system mode: Debian trixie's kernel and a busybox initramfs
+# (scripts/system-guest.sh, fetched once and cached) booted under
+# BUILD/xlat-system and under qemu-system-riscv64 -M virt with the same
+# options and firmware (Debian's OpenSBI); a few commands run at the shell of
+# each, their output is shown once, and a table gives the time to the prompt,
+# of the commands and to poweroff. Without qemu-system-riscv64 its column is
+# skipped.
+#
 # Exits nonzero if xlat is missing or any of its results differs from the
 # reference: the table then says which, rather than showing a time for a
-# wrong answer.
+# wrong answer (and likewise if xlat-system fails to boot, run the commands
+# and power off, or prints other output than QEMU).
 set -uo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -205,4 +215,194 @@ echo "(wall times. * qemu-user cannot follow a guest's execve of a riscv64 progr
 echo " without binfmt_misc: under xlat the guest's gcc and bash exec cc1, as, ld,"
 echo " seq, sort ... themselves; for qemu those steps run one by one, each as its"
 echo " own qemu-riscv64 process -- scripts/gcc-plan.sh for gcc.)"
+# ---- System mode -----------------------------------------------------------
+# Debian trixie's kernel with the busybox initramfs of scripts/system-guest.sh
+# booted under BUILD/xlat-system and under qemu-system-riscv64 -M virt, with
+# the same options and the same firmware (Debian's OpenSBI, the opensbi
+# package's fw_dynamic.bin, given as -bios to both). In each, the commands of
+# SYS_CMDS run at the shell on the serial console, one at a time (the next
+# is typed when the prompt is back), then `poweroff -f`. tests/tools/console.py
+# types them and notes when each prompt came back (--times). Each line of
+# SYS_CMDS is CHECK|COMMAND: CHECK "same" means xlat-system's output must equal
+# QEMU's; "cpu" means the output describes the emulated CPU, so QEMU's lines
+# that differ are shown. One boot each: this is a demo, not a benchmark.
+
+SYS=$BUILD/xlat-system
+QSYS=qemu-system-riscv64
+FW=/usr/lib/riscv64-linux-gnu/opensbi/generic/fw_dynamic.bin
+SYS_CMDS=(
+    "same|uname -a"
+    "cpu|cat /proc/cpuinfo | head"
+    "same|seq 1 5000 | awk '{s+=\$1} END {print s}'"
+    "same|md5sum /bin/busybox"
+)
+
+system_demo() {
+    local guest kernel initrd version qsys_abs="" bios sd=$OUT/sys xrc qrc=- c
+    echo
+    echo "==== system mode: xlat-system and qemu-system-riscv64 boot Debian's kernel ===="
+    [[ -x $SYS ]] || { echo "demo: $SYS is not built (it needs libfdt: make deps)"; return 1; }
+    echo "demo: the guest kernel and initramfs (scripts/system-guest.sh; the first run downloads the kernel)..."
+    guest=$("$REPO/scripts/system-guest.sh") || { echo "demo: scripts/system-guest.sh failed (see above)"; return 1; }
+    kernel=$(sed -n 's/^KERNEL=//p' <<<"$guest")
+    initrd=$(sed -n 's/^INITRD=//p' <<<"$guest")
+    version=$(sed -n 's/^KERNEL_VERSION=//p' <<<"$guest")
+    qsys_abs=$(command -v "$QSYS") ||
+        echo "demo: $QSYS is not installed (qemu-system-misc; make deps): its column is skipped"
+    if [[ -f $FW ]]; then
+        bios=(-bios "$FW")
+    else
+        bios=()
+        echo "demo: $FW is missing (the opensbi package; make deps): each runs its default firmware"
+    fi
+    local opts=(-M virt -nographic -m 512M -smp 1 "${bios[@]}" -kernel "$kernel" -initrd "$initrd"
+                -append "console=ttyS0 quiet")
+    mkdir -p "$sd"
+    {
+        echo 'expect xlat-initramfs: ready'
+        echo 'expect ~ # '
+        echo 'mark prompt'
+        for c in "${SYS_CMDS[@]}"; do
+            echo "send ${c#*|}"
+            echo 'expect ~ # '
+            echo 'mark command'
+        done
+        echo 'send poweroff -f'
+        echo 'exit 0'
+    } >"$sd/script"
+    printf '%s\n' "${SYS_CMDS[@]}" >"$sd/commands"
+    echo "kernel:   Debian trixie's $version: ${kernel//$HOME/\~}"
+    echo "initrd:   a busybox shell: ${initrd//$HOME/\~}"
+    if [[ ${#bios[@]} -gt 0 ]]; then
+        echo "firmware: $FW (Debian's OpenSBI), as -bios for both"
+    fi
+    local shown="${opts[*]:0:${#opts[@]}-1}"
+    echo "\$ ${SYS#"$REPO"/} ${shown//$HOME/\~} \"console=ttyS0 quiet\""
+    [[ -n $qsys_abs ]] && echo "  and $QSYS with the same options"
+    echo
+    # The boots run one after the other, each to poweroff.
+    echo "booting under xlat-system (its interpreter runs the guest: expect about a minute)..."
+    xrc=0
+    python3 "$REPO/tests/tools/console.py" --timeout "$XLAT_TIMEOUT" --log "$sd/x.log" \
+        --times "$sd/x.times" "$sd/script" -- "$SYS" "${opts[@]}" || xrc=$?
+    if [[ -n $qsys_abs ]]; then
+        echo "booting under $QSYS..."
+        qrc=0
+        python3 "$REPO/tests/tools/console.py" --timeout "$XLAT_TIMEOUT" --log "$sd/q.log" \
+            --times "$sd/q.times" "$sd/script" -- "$qsys_abs" "${opts[@]}" || qrc=$?
+    fi
+    echo
+    python3 - "$sd" "$xrc" "$qrc" <<'EOF'
+import re, sys
+
+sd, xrc, qrc = sys.argv[1], sys.argv[2], sys.argv[3]
+cmds = [l.rstrip("\n").split("|", 1) for l in open(f"{sd}/commands")]
+ESC = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+
+
+def outputs(log):
+    """Each command's output, from the console log: after the prompt, the
+    shell's echo of the command (wrapped at 80 columns), then the output."""
+    text = ESC.sub("", open(log, errors="replace").read()).replace("\r", "")
+    segs = text.split("xlat-initramfs: ready", 1)[-1].split("~ # ")[1:]
+    res = []
+    for (_, cmd), seg in zip(cmds, segs):
+        i = n = 0
+        while i < len(seg) and n < len(cmd):
+            n += seg[i] != "\n"
+            i += 1
+        res.append(seg[i + 1:] if seg[i:i + 1] == "\n" else seg[i:])
+    return res
+
+
+def times(path):
+    try:
+        return [(l.split()[0], float(l.split()[1])) for l in open(path)]
+    except OSError:
+        return []
+
+
+x_out, x_t = outputs(f"{sd}/x.log"), times(f"{sd}/x.times")
+runq = qrc != "-"
+q_out, q_t = (outputs(f"{sd}/q.log"), times(f"{sd}/q.times")) if runq else ([], [])
+bad = xrc != "0"
+
+
+def secs(t, i):   # time from mark i-1 (or the start) to mark i
+    if i >= len(t):
+        return None
+    return t[i][1] - (t[i - 1][1] if i else 0)
+
+
+def fmt(v):
+    return "-" if v is None else f"{v:.2f} s"
+
+
+for k, (check, cmd) in enumerate(cmds):
+    if k >= len(x_out):
+        break
+    line = f"~ # {cmd}"
+    note = f"xlat-system {fmt(secs(x_t, k + 1))}"
+    if runq:
+        note += f", qemu {fmt(secs(q_t, k + 1))}"
+    print(f"{line:<52} ({note})")
+    xo = x_out[k].rstrip("\n").split("\n")
+    for l in xo:
+        print("    " + l.expandtabs(8) if l else "")
+    if not runq or k >= len(q_out):
+        continue
+    qo = q_out[k].rstrip("\n").split("\n")
+    if qo == xo:
+        print("    (the same under qemu)")
+    elif check == "cpu":
+        print("    under qemu, where it differs (another CPU model):")
+        for l in qo:
+            if l not in xo:
+                print("    " + l.expandtabs(8))
+    else:
+        bad = True
+        print("    DIFFERENT under qemu:")
+        for l in qo:
+            print("    " + l.expandtabs(8))
+
+for name, rc, log in (("xlat-system", xrc, "x.log"), ("qemu-system-riscv64", qrc, "q.log")):
+    if rc not in ("0", "-"):
+        print(f"\n{name} did not reach the end of the script (status {rc}); its console's last lines:")
+        tail = ESC.sub("", open(f"{sd}/{log}", errors="replace").read()).replace("\r", "")
+        for l in tail.rstrip("\n").split("\n")[-15:]:
+            print("    " + l)
+
+
+def phases(t):
+    n = len(cmds)
+    p = t[0][1] if t and t[0][0] == "prompt" else None
+    c = t[n][1] - p if p is not None and len(t) > n else None
+    e = t[-1][1] if t and t[-1][0] == "exit" else None
+    return [p, c, e]
+
+
+xp = phases(x_t) if xrc == "0" else [None] * 3
+qp = phases(q_t) if qrc == "0" else [None] * 3
+qhead = "qemu-system-riscv64" if runq else "qemu (not installed)"
+print()
+print(f"{'system mode':<30} {qhead:>20} {'xlat-system':>12} {'xlat-system vs qemu':>20}")
+print(f"{'-----------':<30} {'-' * len(qhead):>20} {'-----------':>12} {'-------------------':>20}")
+labels = ["time to the shell prompt", f"the {len(cmds)} commands", "start to poweroff"]
+for label, q, x in zip(labels, qp, xp):
+    if q and x:
+        ratio = f"{x / q:.1f}x slower" if x > q else f"{q / x:.1f}x faster"
+    else:
+        ratio = "-"
+    xs = fmt(x) if xrc == "0" else "FAILED"
+    qs = fmt(q) if qrc in ("0", "-") else "FAILED"
+    print(f"{label:<30} {qs:>20} {xs:>12} {ratio:>20}")
+print()
+print("(wall times, one boot each: a demo, not a benchmark -- no repeats, no")
+print(" interleaving, and other load on this machine shows up in them. xlat-system")
+print(" runs the guest with its interpreter today, so it is expected to be slower")
+print(" than QEMU's TCG JIT here; xlat-system's JIT is the next step.)")
+sys.exit(1 if bad else 0)
+EOF
+}
+system_demo || bad=1
 exit $bad

@@ -14,6 +14,7 @@ PKGS=(
     libc6-dev-riscv64-cross          # static riscv64 glibc for them
     binutils-riscv64-linux-gnu       # objdump, the disassembler reference
     qemu-user                        # qemu-riscv64, the behaviour reference
+    qemu-system-misc                 # qemu-system-riscv64: make demo times xlat-system beside it
     gdb-multiarch                    # tests/gdb_batch.sh drives xlat -g with it
     clang libclang-rt-14-dev xxd     # tests/fuzz.sh: libFuzzer targets, hex corpus
     opensbi                          # fw_dynamic.bin: xlat-system -bios FILE's firmware
