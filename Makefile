@@ -69,7 +69,7 @@ $(BUILD)/xlat: $(CORE_OBJS) $(USER_OBJS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(BUILD)/xlat-system: $(CORE_OBJS) $(SYSTEM_OBJS)
-	$(CC) $(LDFLAGS) -o $@ $^ -lfdt $(LDLIBS)
+	$(CC) $(LDFLAGS) -o $@ $^ -lfdt -lslirp $(LDLIBS)
 
 # build-static/xlat is the binary (tests/run.sh build-static runs the suite
 # on it); build/xlat-static is the same file under the name people look for.
@@ -89,7 +89,7 @@ $(BUILD)/%.o: %.c
 
 $(BUILD)/tests/unit/test_system_%: tests/unit/test_system_%.c $(SYSTEM_LIB_OBJS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(SYSTEM_LIB_OBJS) -lfdt $(LDLIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(SYSTEM_LIB_OBJS) -lfdt -lslirp $(LDLIBS)
 
 $(BUILD)/tests/unit/%: tests/unit/%.c $(LIB_OBJS)
 	@mkdir -p $(dir $@)

@@ -10,6 +10,7 @@ PKGS=(
     gcc make libc6-dev               # host build
     libcapstone-dev                  # host disassembler for -d out_asm
     libfdt-dev                       # xlat-system builds the guest's device tree with libfdt
+    libslirp-dev                     # ... and its user-mode network (-netdev user) with libslirp
     gcc-riscv64-linux-gnu            # guest test programs
     libc6-dev-riscv64-cross          # static riscv64 glibc for them
     binutils-riscv64-linux-gnu       # objdump, the disassembler reference

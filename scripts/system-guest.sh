@@ -87,7 +87,7 @@ exec setsid cttyhack sh
 '
 
 # The modules of initramfs-modules.cpio.gz (their dependencies come along).
-MODULES="virtio_mmio virtio_blk virtio_rng"
+MODULES="virtio_mmio virtio_blk virtio_rng virtio_net"
 
 WANT="packages: linux-image-riscv64 busybox-static; init: $(printf %s "$INIT_SCRIPT" | sha256sum | cut -c1-16); modules: $MODULES"
 

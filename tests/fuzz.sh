@@ -61,7 +61,7 @@ for src in "$REPO"/tests/fuzz/fuzz_*.c; do
     name=$(basename "$src" .c)
     bin=$OUT/$name
     if [[ $name == fuzz_system_* ]]; then
-        objs=("${core_objs[@]}" "${system_objs[@]}") extra=(-lfdt)
+        objs=("${core_objs[@]}" "${system_objs[@]}") extra=(-lfdt -lslirp)
     else
         objs=("${core_objs[@]}" "${user_objs[@]}") extra=()
     fi

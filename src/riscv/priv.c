@@ -456,6 +456,7 @@ void priv_reset(CPUState *cpu, uint64_t hartid, int mode)
          * the FPU usable, Sstc on, the usual exceptions and interrupts
          * delegated (OpenSBI's choices). */
         cpu->priv.mcounteren = COUNTER_CY | COUNTER_TM | COUNTER_IR;
+        cpu->priv.scounteren = COUNTER_CY | COUNTER_TM | COUNTER_IR;    /* rdtime in U */
         cpu->priv.menvcfg = MENVCFG_STCE;
         cpu->priv.mideleg = MIDELEG_WRITABLE;
         cpu->priv.medeleg = (1ULL << CAUSE_MISALIGNED_FETCH) | (1ULL << CAUSE_FETCH_ACCESS) |

@@ -29,8 +29,10 @@
 #include "system/hw/test_dev.h"
 #include "system/hw/uart.h"
 #include "system/hw/virtio.h"
+#include "system/hw/virtio_net.h"
 #include "system/loader.h"
 #include "system/machine.h"
+#include "system/net_slirp.h"
 #include "system/sbi.h"
 #include "system/sys_mem.h"
 
@@ -42,8 +44,11 @@ typedef struct Drive {
 
 /* A virtio-mmio device, in command-line order (QEMU fills slots from the top). */
 typedef struct Device {
-    enum { DEV_BLK, DEV_RNG } kind;
+    enum { DEV_BLK, DEV_RNG, DEV_NET } kind;
     Drive *drive;
+    char *netdev;                      /* DEV_NET: the -netdev id */
+    bool has_mac;
+    uint8_t mac[6];
 } Device;
 
 #define MAX_DRIVES VIRT_VIRTIO_SLOTS
@@ -58,6 +63,8 @@ typedef struct Options {
     unsigned ndrives;
     Device devices[VIRT_VIRTIO_SLOTS];
     unsigned ndevices;
+    const char *netdevs[NET_MAX_NETDEVS];  /* -netdev option strings */
+    unsigned nnetdevs;
 } Options;
 
 static _Noreturn void die(const char *fmt, ...)
@@ -130,11 +137,25 @@ static bool parse_bool(const char *opt, const char *key, const char *v)
     die("%s: %s=%s: expected on or off", opt, key, v);
 }
 
-static void add_device(Options *o, int kind, Drive *d)
+static Device *add_device(Options *o, int kind, Drive *d)
 {
     if (o->ndevices == VIRT_VIRTIO_SLOTS)
         die("-device: all %d virtio-mmio slots are taken", VIRT_VIRTIO_SLOTS);
-    o->devices[o->ndevices++] = (Device){ .kind = kind, .drive = d };
+    o->devices[o->ndevices] = (Device){ .kind = kind, .drive = d };
+    return &o->devices[o->ndevices++];
+}
+
+/* mac=52:54:00:12:34:56 */
+static bool parse_mac(const char *s, uint8_t mac[6])
+{
+    unsigned b[6];
+    char end;
+    if (sscanf(s, "%2x:%2x:%2x:%2x:%2x:%2x%c", &b[0], &b[1], &b[2], &b[3], &b[4], &b[5],
+               &end) != 6)
+        return false;
+    for (unsigned i = 0; i < 6; i++)
+        mac[i] = (uint8_t)b[i];
+    return !(mac[0] & 1);              /* not a multicast address */
 }
 
 /* -drive file=F[,format=raw][,if=none|virtio][,id=X][,snapshot=on][,readonly=on] */
@@ -180,19 +201,31 @@ static void parse_drive(Options *o, const char *arg)
     }
 }
 
-/* -device virtio-blk-device,drive=X | virtio-rng-device */
+/* -device virtio-blk-device,drive=X | virtio-rng-device
+ * | virtio-net-device,netdev=N[,mac=MAC] */
 static void parse_device(Options *o, const char *arg)
 {
     char *copy = strdup(arg), *save = NULL;
     char *name = strtok_r(copy, ",", &save);
     if (!name || !strcmp(name, "help"))
-        (printf("virtio-blk-device, virtio-rng-device\n"), exit(0));
+        (printf("virtio-blk-device, virtio-rng-device, virtio-net-device\n"), exit(0));
     bool blk = !strcmp(name, "virtio-blk-device"), rng = !strcmp(name, "virtio-rng-device");
-    if (!blk && !rng)
-        die("-device %s: unsupported device (virtio-blk-device and virtio-rng-device are)",
-            name);
+    bool net = !strcmp(name, "virtio-net-device");
+    if (!blk && !rng && !net)
+        die("-device %s: unsupported device (virtio-blk-device, virtio-rng-device and "
+            "virtio-net-device are)", name);
     Drive *drive = NULL;
+    Device nd = { .kind = DEV_NET };
     for (char *kv = strtok_r(NULL, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
+        if (net && !strncmp(kv, "netdev=", 7)) {
+            nd.netdev = strdup(kv + 7);
+            continue;
+        }
+        if (net && !strncmp(kv, "mac=", 4)) {
+            if (!(nd.has_mac = parse_mac(kv + 4, nd.mac)))
+                die("-device %s: mac=%s is not a unicast MAC address", name, kv + 4);
+            continue;
+        }
         if (blk && !strncmp(kv, "drive=", 6)) {
             for (unsigned i = 0; i < o->ndrives && !drive; i++)
                 if (o->drives[i].id && !strcmp(o->drives[i].id, kv + 6))
@@ -208,7 +241,11 @@ static void parse_device(Options *o, const char *arg)
     }
     if (blk && !drive)
         die("-device %s: drive= is required", arg);
-    add_device(o, blk ? DEV_BLK : DEV_RNG, drive);
+    if (net && !nd.netdev)
+        die("-device %s: netdev= is required (user-mode networking: -netdev user,id=N)", arg);
+    Device *d = add_device(o, blk ? DEV_BLK : net ? DEV_NET : DEV_RNG, drive);
+    if (net)
+        *d = nd;
     free(copy);
 }
 
@@ -221,6 +258,9 @@ static void add_virtio_devices(const Options *o)
         if (!o->drives[i].attached)
             die("-drive %s: not attached to any device (-device virtio-blk-device,drive=ID)",
                 o->drives[i].file);
+    for (unsigned i = 0; i < o->nnetdevs; i++)
+        if (net_user_create(o->netdevs[i], err, sizeof err) < 0)
+            die("%s", err);
     for (unsigned i = 0; i < o->ndevices; i++) {
         const Device *dev = &o->devices[i];
         int slot = virtio_mmio_free_slot();
@@ -231,10 +271,21 @@ static void add_virtio_devices(const Options *o)
             if (virtio_blk_add((unsigned)slot, d->file, d->snapshot || o->snapshot, d->readonly,
                                err, sizeof err) < 0)
                 die("-drive file=%s: %s", d->file, err);
+        } else if (dev->kind == DEV_NET) {
+            int nd = net_user_find(dev->netdev);
+            if (nd < 0)
+                die("-device virtio-net-device,netdev=%s: no -netdev with id=%s", dev->netdev,
+                    dev->netdev);
+            if (virtio_net_add((unsigned)slot, nd, dev->has_mac ? dev->mac : NULL, err,
+                               sizeof err) < 0)
+                die("-device virtio-net-device,netdev=%s: %s", dev->netdev, err);
         } else if (virtio_rng_add((unsigned)slot, err, sizeof err) < 0) {
             die("-device virtio-rng-device: %s", err);
         }
     }
+    for (int nd = 0; net_user_id(nd); nd++)
+        if (!net_user_attached(nd))
+            fprintf(stderr, "xlat-system: warning: netdev %s has no peer\n", net_user_id(nd));
     virtio_mmio_init_empty_slots();
 }
 
@@ -253,6 +304,9 @@ static void usage(void)
            "  -serial mon:stdio|stdio the console (the only one)\n"
            "  -drive file=F[,format=raw][,if=none|virtio][,id=X][,snapshot=on][,readonly=on]\n"
            "  -device virtio-blk-device,drive=X | virtio-rng-device\n"
+           "  -netdev user,id=N[,hostfwd=[tcp|udp]:[HOSTADDR]:HOSTPORT-[GUESTADDR]:PORT]...\n"
+           "                          user-mode network (slirp: 10.0.2.0/24, host 10.0.2.2)\n"
+           "  -device virtio-net-device,netdev=N[,mac=MAC]\n"
            "  -snapshot               writes to every disk stay in memory\n"
            "  -no-reboot              exit instead of rebooting (status 1)\n"
            "  -d ITEMS, -D FILE       log items (-d help), log file\n",
@@ -313,6 +367,11 @@ static void parse_args(int argc, char **argv, Options *o)
             parse_drive(o, need(argc, argv, &i));
         else if (!strcmp(a, "-device"))
             parse_device(o, need(argc, argv, &i));
+        else if (!strcmp(a, "-netdev")) {
+            if (o->nnetdevs == NET_MAX_NETDEVS)
+                die("-netdev: at most %d", NET_MAX_NETDEVS);
+            o->netdevs[o->nnetdevs++] = need(argc, argv, &i);
+        }
         else if (!strcmp(a, "-snapshot"))
             o->snapshot = true;
         else if (!strcmp(a, "-d"))

@@ -42,7 +42,9 @@
  * thread, under the slot's lock, until the avail ring is empty (with
  * EVENT_IDX: avail_event is published and the ring checked once more);
  * then one used-buffer interrupt if the driver wants it (used_event, or
- * VRING_AVAIL_F_NO_INTERRUPT without EVENT_IDX). The rings are read once
+ * VRING_AVAIL_F_NO_INTERRUPT without EVENT_IDX). A chain the device defers
+ * (VIRTQ_DEFER) stops the run and stays in the ring; virtio_mmio_kick runs
+ * the queue again, the same way, from the device's own thread. The rings are read once
  * per field into locals, so a guest changing them meanwhile changes
  * nothing that was checked.
  */
@@ -361,23 +363,26 @@ static bool collect(VirtioMmio *m, unsigned q, uint16_t head, VirtqReq *req)
     return true;
 }
 
-/* Serve the chain at head. */
-static void serve(VirtioMmio *m, unsigned q, uint16_t head)
+/* Serve the chain at head; false: the device deferred it (VIRTQ_DEFER). */
+static bool serve(VirtioMmio *m, unsigned q, uint16_t head)
 {
     Virtq *vq = &m->vq[q];
     if (head >= vq->size) {
         device_error(m, "queue %u: avail ring names descriptor %u of %u", q, head, vq->size);
-        return;
+        return true;
     }
     VirtqReq req;
     if (!collect(m, q, head, &req))
-        return;
+        return true;
     int64_t n = m->dev.handle(m->dev.opaque, q, &req);
+    if (n == VIRTQ_DEFER)
+        return false;
     if (n < 0) {
         device_error(m, "queue %u, chain %u: %s", q, head, req.bad ? req.bad : "bad request");
-        return;
+        return true;
     }
     push_used(vq, head, (uint64_t)n < req.in_len ? (uint32_t)n : (uint32_t)req.in_len);
+    return true;
 }
 
 /* Serve queue q until its avail ring is empty, then interrupt if wanted. */
@@ -402,7 +407,10 @@ static void queue_run(VirtioMmio *m, unsigned q)
                 break;
             continue;
         }
-        serve(m, q, avail_head(vq, vq->last_avail++));
+        if (!serve(m, q, avail_head(vq, vq->last_avail++))) {
+            vq->last_avail--;                /* deferred: it stays for the next kick */
+            break;
+        }
     }
     notify_used(m, vq, old_used);
 }
@@ -666,6 +674,17 @@ int virtio_mmio_add(unsigned slot, const VirtioDevice *dev, char *err, size_t er
     device_reset(m);
     slot_map(m, slot);
     return 0;
+}
+
+void virtio_mmio_kick(unsigned slot, unsigned q)
+{
+    if (slot >= VIRT_VIRTIO_SLOTS || !slots[slot].present)
+        return;
+    VirtioMmio *m = &slots[slot];
+    pthread_mutex_lock(&m->lock);
+    if (q < m->dev.nqueues && m->vq[q].ready && !m->broken && (m->status & STATUS_DRIVER_OK))
+        queue_run(m, q);
+    pthread_mutex_unlock(&m->lock);
 }
 
 int virtio_mmio_free_slot(void)

@@ -10,7 +10,10 @@
  * never sees a guest address.
  *
  * Requests run synchronously in the QueueNotify write, on the host thread
- * of the hart that wrote it, under the transport's lock (one per slot).
+ * of the hart that wrote it, under the transport's lock (one per slot). A
+ * device whose work comes from elsewhere (virtio-net's received frames)
+ * defers a chain it has nothing for (VIRTQ_DEFER) and later serves the
+ * queue again from its own thread (virtio_mmio_kick).
  */
 #ifndef XLAT_SYSTEM_HW_VIRTIO_MMIO_H
 #define XLAT_SYSTEM_HW_VIRTIO_MMIO_H
@@ -59,14 +62,25 @@ typedef struct VirtioDevice {
      * malformed in a way that breaks the device (it is then marked
      * NEEDS_RESET, as QEMU's virtio_error does). A request the device
      * refuses in its own protocol (a virtio-blk IOERR) is not -1.
+     * VIRTQ_DEFER: nothing to do with this chain yet; it stays at the head
+     * of the avail ring and the queue is not served further until the
+     * next notify or virtio_mmio_kick.
      */
     int64_t (*handle)(void *opaque, unsigned q, VirtqReq *req);
     void *opaque;
 } VirtioDevice;
 
+#define VIRTQ_DEFER (-2)
+
 /* Put dev (copied) in slot. 0, or -1 with a message in err (slot taken,
  * out of range). */
 int virtio_mmio_add(unsigned slot, const VirtioDevice *dev, char *err, size_t errlen);
+
+/* Serve queue q of slot as a notify would, then interrupt if the driver
+ * wants it. Any thread that does not hold the slot's lock (so never from a
+ * handler); nothing happens unless the queue is ready, DRIVER_OK is set and
+ * the device does not need reset. */
+void virtio_mmio_kick(unsigned slot, unsigned q);
 
 /* -- Buffers of a request ------------------------------------------------ */
 
