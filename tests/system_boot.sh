@@ -5,7 +5,10 @@
 # (-bios default), a virtio-blk disk and a virtio-rng (the initramfs loads
 # Debian's virtio modules; the guest reads the disk's first sector, writes
 # the second, which must be in the host file afterwards, and reads
-# /dev/hwrng), and once under Debian's OpenSBI (-bios fw_dynamic.bin, the
+# /dev/hwrng) and a virtio-net on the user network (the guest fetches a
+# file from a host HTTP server through slirp, and the host fetches one from
+# the guest's busybox httpd through hostfwd), and once under Debian's
+# OpenSBI (-bios fw_dynamic.bin, the
 # opensbi package). The guest comes from scripts/system-guest.sh (fetched
 # and cached). Usage: tests/system_boot.sh BUILD.
 set -u
@@ -50,10 +53,26 @@ send echo GUEST-WROTE-THIS | dd of=/dev/vda bs=512 seek=1 conv=sync,fsync 2>/dev
 expect wrote=0
 send head -c 16 /dev/hwrng | wc -c
 expect (?m)^16\s
+send ip link set eth0 up && ip addr add 10.0.2.15/24 dev eth0 && ip route add default via 10.0.2.2 && echo net=ok
+expect net=ok
+send wget -q -O- http://10.0.2.2:HTTP_PORT/hello.txt
+expect HELLO-FROM-THE-HOST
+send mkdir -p /www && echo GUEST-HTTPD-OK > /www/index.html && httpd -p 8080 -h /www && echo httpd=ok
+expect httpd=ok
+host python3 -c "import urllib.request as u; b = u.urlopen('http://127.0.0.1:FWD_PORT/', timeout=60).read(); print(b); assert b == b'GUEST-HTTPD-OK\n'"
 send poweroff -f
 exit 0
 EOF
 } > "$TMP/disk"
+free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+HTTP_PORT=$(free_port)
+FWD_PORT=$(free_port)
+sed -i "s/HTTP_PORT/$HTTP_PORT/; s/FWD_PORT/$FWD_PORT/" "$TMP/disk"
+mkdir -p "$TMP/www"
+echo HELLO-FROM-THE-HOST > "$TMP/www/hello.txt"
+python3 -m http.server --bind 127.0.0.1 --directory "$TMP/www" "$HTTP_PORT" >"$TMP/http.log" 2>&1 &
+HTTP_PID=$!
+trap 'kill $HTTP_PID 2>/dev/null; rm -rf "$TMP"' EXIT
 truncate -s 16M "$TMP/disk.img"
 printf 'XLAT-DISK-OK' | dd of="$TMP/disk.img" conv=notrunc 2>/dev/null
 
@@ -77,7 +96,8 @@ boot() {   # label script initrd xlat-system-args...
 
 boot sbi+virtio "$TMP/disk" "$INITRD_MODULES" \
     -drive file="$TMP/disk.img",format=raw,if=none,id=hd -device virtio-blk-device,drive=hd \
-    -device virtio-rng-device
+    -device virtio-rng-device \
+    -netdev user,id=n0,hostfwd=tcp:127.0.0.1:"$FWD_PORT"-:8080 -device virtio-net-device,netdev=n0
 if [[ $(dd if="$TMP/disk.img" bs=512 skip=1 count=1 2>/dev/null | head -c 16) != GUEST-WROTE-THIS ]]; then
     echo "FAIL sbi+virtio: the guest's write to /dev/vda is not in the disk image"
     fail=1

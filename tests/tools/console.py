@@ -9,6 +9,8 @@ per line:
     send TEXT        type TEXT and a newline
     exit STATUS      wait for COMMAND to end with this exit status
     mark LABEL       note the time (a no-op without --times)
+    host CMD         run the shell command CMD on the host (its output goes
+                     to the log); the step fails unless it exits 0
 Prints the whole console output at the end (or to --log). Exits 0 when every
 step passed, 1 with the failing step on stderr otherwise (a timeout, a
 mismatch, the command ending early or with another status).
@@ -67,6 +69,15 @@ def main():
                         continue
                     out += chunk
             if not ok:
+                break
+            continue
+        if verb == "host":
+            r = subprocess.run(arg, shell=True, stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, timeout=a.timeout)
+            out += b"\n[host] " + arg.encode() + b"\n" + r.stdout
+            seen = len(out)
+            if r.returncode != 0:
+                ok, why = False, f"host {arg!r}: exit status {r.returncode}"
                 break
             continue
         if verb == "mark":
