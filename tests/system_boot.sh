@@ -53,13 +53,13 @@ send echo GUEST-WROTE-THIS | dd of=/dev/vda bs=512 seek=1 conv=sync,fsync 2>/dev
 expect wrote=0
 send head -c 16 /dev/hwrng | wc -c
 expect (?m)^16\s
-send ip link set eth0 up && ip addr add 10.0.2.15/24 dev eth0 && ip route add default via 10.0.2.2 && echo net=ok
-expect net=ok
+send ip link set eth0 up && ip addr add 10.0.2.15/24 dev eth0 && ip route add default via 10.0.2.2 && echo net-$((40+2))
+expect net-42
 send wget -q -O- http://10.0.2.2:HTTP_PORT/hello.txt
 expect HELLO-FROM-THE-HOST
-send mkdir -p /www && echo GUEST-HTTPD-OK > /www/index.html && httpd -p 8080 -h /www && echo httpd=ok
-expect httpd=ok
-host python3 -c "import urllib.request as u; b = u.urlopen('http://127.0.0.1:FWD_PORT/', timeout=60).read(); print(b); assert b == b'GUEST-HTTPD-OK\n'"
+send mkdir -p /www && echo GUEST-HTTPD-OK > /www/index.html && httpd -p 8080 -h /www && echo httpd-$((40+2))
+expect httpd-42
+host python3 FETCH_PY http://127.0.0.1:FWD_PORT/ GUEST-HTTPD-OK
 send poweroff -f
 exit 0
 EOF
@@ -67,7 +67,23 @@ EOF
 free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 HTTP_PORT=$(free_port)
 FWD_PORT=$(free_port)
-sed -i "s/HTTP_PORT/$HTTP_PORT/; s/FWD_PORT/$FWD_PORT/" "$TMP/disk"
+# The host's side of hostfwd: fetch URL (retrying while the guest's
+# server starts) and expect TEXT.
+cat > "$TMP/fetch.py" <<'EOF'
+import sys, time, urllib.request
+url, want = sys.argv[1], sys.argv[2].encode() + b"\n"
+body = b""
+for attempt in range(30):
+    try:
+        body = urllib.request.urlopen(url, timeout=30).read()
+        break
+    except OSError as e:
+        print(e)
+        time.sleep(1)
+print(body)
+sys.exit(body != want)
+EOF
+sed -i "s/HTTP_PORT/$HTTP_PORT/; s/FWD_PORT/$FWD_PORT/; s|FETCH_PY|$TMP/fetch.py|" "$TMP/disk"
 mkdir -p "$TMP/www"
 echo HELLO-FROM-THE-HOST > "$TMP/www/hello.txt"
 python3 -m http.server --bind 127.0.0.1 --directory "$TMP/www" "$HTTP_PORT" >"$TMP/http.log" 2>&1 &
