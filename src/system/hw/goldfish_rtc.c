@@ -47,7 +47,7 @@ enum {
 typedef struct Rtc {
     pthread_mutex_t lock;
     pthread_cond_t changed;     /* the alarm thread re-reads the alarm */
-    int64_t offset_ns;          /* guest time - host CLOCK_REALTIME */
+    uint64_t offset_ns;         /* guest time - host CLOCK_REALTIME (mod 2^64) */
     uint64_t latched;           /* the time the last TIME_LOW read saw */
     uint64_t alarm;             /* ALARM_HIGH:ALARM_LOW, guest time */
     bool alarm_armed;
@@ -66,7 +66,7 @@ static uint64_t host_ns(clockid_t clock)
 
 static uint64_t rtc_now(const Rtc *r)
 {
-    return host_ns(CLOCK_REALTIME) + (uint64_t)r->offset_ns;
+    return host_ns(CLOCK_REALTIME) + r->offset_ns;
 }
 
 static uint64_t set_half(uint64_t v, bool high, uint32_t half)
@@ -114,7 +114,10 @@ static void *rtc_alarm_thread(void *arg)
             rtc_fire(r);
             continue;
         }
-        uint64_t until = host_ns(CLOCK_MONOTONIC) + (r->alarm - now);
+        /* An alarm centuries away: wait as long as a timespec can say,
+         * not a deadline that wrapped into the past (a spin). */
+        uint64_t start = host_ns(CLOCK_MONOTONIC), wait = r->alarm - now;
+        uint64_t until = wait > UINT64_MAX - start ? UINT64_MAX : start + wait;
         struct timespec ts = { (time_t)(until / 1000000000ULL), (long)(until % 1000000000ULL) };
         pthread_cond_timedwait(&r->changed, &r->lock, &ts);
     }
@@ -146,7 +149,7 @@ static uint64_t rtc_read(void *opaque, uint64_t off, unsigned size)
 static void rtc_set_time(Rtc *r, bool high, uint32_t half)
 {
     uint64_t now = rtc_now(r);
-    r->offset_ns += (int64_t)(set_half(now, high, half) - now);
+    r->offset_ns += set_half(now, high, half) - now;
     pthread_cond_signal(&r->changed);      /* an armed alarm may be due now */
 }
 
