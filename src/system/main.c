@@ -448,7 +448,9 @@ static void start_harts(const Options *o, uint64_t entry, uint64_t fdt_addr, uin
 
 int main(int argc, char **argv)
 {
-    Options o = { .ram_size = 128ULL << 20, .smp = 1, .bios = "default" };
+    /* Static: what the options point to stays reachable until exit. */
+    static Options o;
+    o = (Options){ .ram_size = 128ULL << 20, .smp = 1, .bios = "default" };
     parse_args(argc, argv, &o);
     if (o.log_path && !(log_file = fopen(o.log_path, "w")))
         die("-D %s: %s", o.log_path, strerror(errno));
