@@ -14,11 +14,11 @@
  */
 #define _GNU_SOURCE
 #include "system/loader.h"
+#include "riscv/elf_header.h"
 
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -34,19 +34,6 @@
 #define IMAGE_ALIGN    (2 * MiB)       /* RV64 kernels run from a 2 MiB boundary */
 #define INITRD_MAX_GAP (512 * MiB)     /* QEMU >= 8.1: initrd at most this far up */
 #define FDT_ALIGN      (2 * MiB)
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    if (err && errlen)
-        vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-    return -1;
-}
 
 /* Physical [pa, pa + len) lies in RAM (overflow-safe). */
 static bool in_ram(const BootRam *ram, uint64_t pa, uint64_t len)
@@ -76,20 +63,12 @@ static unsigned long long mib(uint64_t bytes)
 static int elf_check_header(const Elf64_Ehdr *eh, size_t len, const char *name, char *err,
                             size_t errlen)
 {
-    if (eh->e_ident[EI_CLASS] != ELFCLASS64)
-        return fail(err, errlen, "%s: a 32-bit ELF; riscv64 needs ELFCLASS64", name);
-    if (eh->e_ident[EI_DATA] != ELFDATA2LSB)
-        return fail(err, errlen, "%s: a big-endian ELF; riscv64 is little-endian", name);
-    if (eh->e_machine != EM_RISCV)
-        return fail(err, errlen, "%s: not a RISC-V ELF (e_machine %u)", name, eh->e_machine);
+    char why[160];
+    if (riscv_elf_check_header(eh, len, len, why, sizeof why) < 0)
+        return elf_error(err, errlen, "%s: %s", name, why);
     if (eh->e_type != ET_EXEC)
-        return fail(err, errlen, "%s: ELF type %u is not ET_EXEC (a PIE or shared object "
+        return elf_error(err, errlen, "%s: ELF type %u is not ET_EXEC (a PIE or shared object "
                     "has no load address)", name, eh->e_type);
-    if (eh->e_phentsize != sizeof(Elf64_Phdr) || eh->e_phnum == 0)
-        return fail(err, errlen, "%s: no usable program headers", name);
-    if (eh->e_phoff > len || (uint64_t)eh->e_phnum * sizeof(Elf64_Phdr) > len - eh->e_phoff)
-        return fail(err, errlen, "%s: truncated (program headers past the end of the file)",
-                    name);
     return 0;
 }
 
@@ -112,13 +91,13 @@ static int elf_check_segments(const BootRam *ram, const uint8_t *data, size_t le
         if (ph.p_type != PT_LOAD || ph.p_memsz == 0)
             continue;
         if (ph.p_filesz > ph.p_memsz)
-            return fail(err, errlen, "%s: segment %u has more file bytes than memory", name, i);
+            return elf_error(err, errlen, "%s: segment %u has more file bytes than memory", name, i);
         if (ph.p_offset > len || ph.p_filesz > len - ph.p_offset)
-            return fail(err, errlen, "%s: truncated (segment %u needs bytes up to %#llx, the "
+            return elf_error(err, errlen, "%s: truncated (segment %u needs bytes up to %#llx, the "
                         "file has %zu)", name, i,
                         (unsigned long long)(ph.p_offset + ph.p_filesz), len);
         if (!in_ram(ram, ph.p_paddr, ph.p_memsz))
-            return fail(err, errlen, "%s: segment %u [%#llx, +%#llx) lies outside RAM "
+            return elf_error(err, errlen, "%s: segment %u [%#llx, +%#llx) lies outside RAM "
                         "[%#llx, %#llx) (-m %llu MiB)", name, i,
                         (unsigned long long)ph.p_paddr, (unsigned long long)ph.p_memsz,
                         (unsigned long long)ram->base,
@@ -129,7 +108,7 @@ static int elf_check_segments(const BootRam *ram, const uint8_t *data, size_t le
             out->high = ph.p_paddr + ph.p_memsz;
     }
     if (out->high == 0)
-        return fail(err, errlen, "%s: no loadable segment", name);
+        return elf_error(err, errlen, "%s: no loadable segment", name);
     return 0;
 }
 
@@ -147,7 +126,7 @@ static int elf_entry(const uint8_t *data, const Elf64_Ehdr *eh, const char *name
             *entry = ph.p_paddr + (eh->e_entry - start);
             return 0;
         }
-    return fail(err, errlen, "%s: entry point %#llx is in no loadable segment", name,
+    return elf_error(err, errlen, "%s: entry point %#llx is in no loadable segment", name,
                 (unsigned long long)eh->e_entry);
 }
 
@@ -210,7 +189,7 @@ static int load_elf(const BootRam *ram, const uint8_t *data, size_t len, const c
 {
     Elf64_Ehdr eh;
     if (len < sizeof eh)
-        return fail(err, errlen, "%s: truncated ELF header (%zu bytes)", name, len);
+        return elf_error(err, errlen, "%s: truncated ELF header (%zu bytes)", name, len);
     memcpy(&eh, data, sizeof eh);
     if (elf_check_header(&eh, len, name, err, errlen) < 0 ||
         elf_check_segments(ram, data, len, &eh, name, out, err, errlen) < 0 ||
@@ -237,12 +216,12 @@ static int load_image(const BootRam *ram, const uint8_t *data, size_t len, const
     uint64_t flags = rd64(data + 0x18);
     uint64_t need = image_size > len ? image_size : len;   /* image_size 0: old header */
     if (flags & 1)
-        return fail(err, errlen, "%s: a big-endian kernel Image", name);
+        return elf_error(err, errlen, "%s: a big-endian kernel Image", name);
     if (text_offset % IMAGE_ALIGN)
-        return fail(err, errlen, "%s: Image text_offset %#llx is not 2 MiB aligned", name,
+        return elf_error(err, errlen, "%s: Image text_offset %#llx is not 2 MiB aligned", name,
                     (unsigned long long)text_offset);
     if (text_offset > ram->size || need > ram->size - text_offset)
-        return fail(err, errlen, "%s: the kernel needs %llu MiB from %#llx (image_size), more "
+        return elf_error(err, errlen, "%s: the kernel needs %llu MiB from %#llx (image_size), more "
                     "than RAM holds (-m %llu MiB)", name, mib(need),
                     (unsigned long long)(ram->base + text_offset), mib(ram->size));
     out->kind = IMAGE_LINUX;
@@ -258,7 +237,7 @@ static int load_raw(const BootRam *ram, const uint8_t *data, size_t len, const c
                     LoadedImage *out, char *err, size_t errlen)
 {
     if (len > ram->size)
-        return fail(err, errlen, "%s: %llu MiB raw image does not fit in RAM (-m %llu MiB)",
+        return elf_error(err, errlen, "%s: %llu MiB raw image does not fit in RAM (-m %llu MiB)",
                     name, mib(len), mib(ram->size));
     out->kind = IMAGE_RAW;
     out->entry = out->low = ram->base;
@@ -273,7 +252,7 @@ int load_kernel_mem(const BootRam *ram, const void *data, size_t len, const char
     const uint8_t *p = data;
     memset(out, 0, sizeof *out);
     if (len == 0)
-        return fail(err, errlen, "%s: the file is empty", name);
+        return elf_error(err, errlen, "%s: the file is empty", name);
     if (len >= SELFMAG && !memcmp(p, ELFMAG, SELFMAG))
         return load_elf(ram, p, len, name, out, err, errlen);
     if (is_linux_image(p, len))
@@ -290,11 +269,11 @@ static int open_file(const char *what, const char *path, uint64_t *size, char *e
     struct stat st = { 0 };
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
-        return fail(err, errlen, "%s %s: %s", what, path, strerror(errno));
+        return elf_error(err, errlen, "%s %s: %s", what, path, strerror(errno));
     if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
         const char *why = S_ISDIR(st.st_mode) ? "is a directory" : "not a regular file";
         close(fd);
-        return fail(err, errlen, "%s %s: %s", what, path, why);
+        return elf_error(err, errlen, "%s %s: %s", what, path, why);
     }
     *size = (uint64_t)st.st_size;
     return fd;
@@ -312,13 +291,13 @@ int load_kernel(const BootRam *ram, const char *path, LoadedImage *out, char *er
         return -1;
     if (size == 0 || size > SIZE_MAX) {
         close(fd);
-        return fail(err, errlen, "%s: %s", name, size ? "too large" : "the file is empty");
+        return elf_error(err, errlen, "%s: %s", name, size ? "too large" : "the file is empty");
     }
     void *map = mmap(NULL, (size_t)size, PROT_READ, MAP_PRIVATE, fd, 0);
     int e = errno;
     close(fd);
     if (map == MAP_FAILED)
-        return fail(err, errlen, "%s: %s", name, strerror(e));
+        return elf_error(err, errlen, "%s: %s", name, strerror(e));
     int rc = load_kernel_mem(ram, map, (size_t)size, name, out, err, errlen);
     munmap(map, (size_t)size);
     return rc;
@@ -359,15 +338,15 @@ int load_initrd(const BootRam *ram, const char *path, const LoadedImage *kernel,
     if (size == 0 || !in_ram(ram, at, size)) {
         close(fd);
         if (size == 0)
-            return fail(err, errlen, "initrd %s: the file is empty", path);
-        return fail(err, errlen, "initrd %s: %llu MiB at %#llx would end past the end of RAM "
+            return elf_error(err, errlen, "initrd %s: the file is empty", path);
+        return elf_error(err, errlen, "initrd %s: %llu MiB at %#llx would end past the end of RAM "
                     "at %#llx (raise -m)", path, mib(size), (unsigned long long)at,
                     (unsigned long long)(ram->base + ram->size));
     }
     int rc = read_all(fd, ram_at(ram, at), size);
     close(fd);
     if (rc < 0)
-        return fail(err, errlen, "initrd %s: %s", path,
+        return elf_error(err, errlen, "initrd %s: %s", path,
                     rc == -EIO ? "the file shrank while being read" : strerror(-rc));
     *start = at;
     *end = at + size;
@@ -387,9 +366,9 @@ int load_fdt(const BootRam *ram, const void *fdt, size_t size, uint64_t low_limi
 {
     uint64_t at = fdt_place(ram, size);
     if (!at)
-        return fail(err, errlen, "device tree: %zu bytes do not fit in RAM", size);
+        return elf_error(err, errlen, "device tree: %zu bytes do not fit in RAM", size);
     if (at < low_limit)
-        return fail(err, errlen, "device tree: no room for it above the kernel/initrd, which "
+        return elf_error(err, errlen, "device tree: no room for it above the kernel/initrd, which "
                     "end at %#llx (raise -m)", (unsigned long long)low_limit);
     memcpy(ram_at(ram, at), fdt, size);
     *addr = at;

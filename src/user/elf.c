@@ -22,13 +22,13 @@
  * search puts it, below the stack, as Linux does.
  */
 #include "user/loader.h"
+#include "riscv/elf_header.h"
 #include "user/path.h"
 
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,56 +65,29 @@ typedef struct ElfInfo {
     const char *interp;      /* PT_INTERP path inside data, or NULL */
 } ElfInfo;
 
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    if (err && errlen)
-        vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-    return -1;
-}
-
 /* -- Validation --------------------------------------------------------------- */
 
 static int check_header(const ElfInfo *e, char *err, size_t errlen)
 {
     const Elf64_Ehdr *h = &e->eh;
-    if (memcmp(h->e_ident, ELFMAG, SELFMAG) != 0)
-        return fail(err, errlen, "bad ELF magic");
-    if (h->e_ident[EI_CLASS] != ELFCLASS64)
-        return fail(err, errlen, "not a 64-bit ELF (class %u)", h->e_ident[EI_CLASS]);
-    if (h->e_ident[EI_DATA] != ELFDATA2LSB)
-        return fail(err, errlen, "not a little-endian ELF");
-    if (h->e_ident[EI_VERSION] != EV_CURRENT || h->e_version != EV_CURRENT)
-        return fail(err, errlen, "bad ELF version");
-    if (h->e_machine != EM_RISCV)
-        return fail(err, errlen, "not a riscv64 ELF (e_machine %u)", h->e_machine);
+    if (riscv_elf_check_header(h, e->size, MAX_PHDR_BYTES, err, errlen) < 0)
+        return -1;
     if (h->e_type != ET_EXEC && h->e_type != ET_DYN)
-        return fail(err, errlen, "not an executable (e_type %u)", h->e_type);
-    if (h->e_phentsize != sizeof(Elf64_Phdr))
-        return fail(err, errlen, "bad program header size %u", h->e_phentsize);
-    if (h->e_phnum == 0)
-        return fail(err, errlen, "no program headers");
-    if (h->e_phnum == PN_XNUM || (uint64_t)h->e_phnum * sizeof(Elf64_Phdr) > MAX_PHDR_BYTES)
-        return fail(err, errlen, "too many program headers (%u)", h->e_phnum);
-    uint64_t phsize = (uint64_t)h->e_phnum * sizeof(Elf64_Phdr);
-    if (h->e_phoff > e->size || phsize > e->size - h->e_phoff)
-        return fail(err, errlen, "program header table out of file");
+        return elf_error(err, errlen, "not an executable (e_type %u)", h->e_type);
     return 0;
 }
 
 static int check_load(ElfInfo *e, const Elf64_Phdr *p, char *err, size_t errlen)
 {
     if (p->p_filesz > p->p_memsz)
-        return fail(err, errlen, "segment file size larger than its memory size");
+        return elf_error(err, errlen, "segment file size larger than its memory size");
     if (p->p_offset > e->size || p->p_filesz > e->size - p->p_offset)
-        return fail(err, errlen, "segment out of file");
+        return elf_error(err, errlen, "segment out of file");
     /* Keep every address far from 2^64 so later sums cannot wrap. */
     if (p->p_vaddr >= (1ULL << 62) || p->p_memsz >= (1ULL << 62))
-        return fail(err, errlen, "segment outside address space");
+        return elf_error(err, errlen, "segment outside address space");
     if ((p->p_vaddr & PAGE_MASK_) != (p->p_offset & PAGE_MASK_))
-        return fail(err, errlen, "segment address and file offset disagree modulo page size");
+        return elf_error(err, errlen, "segment address and file offset disagree modulo page size");
     if (p->p_memsz == 0)
         return 0;
     uint64_t lo = PAGE_DOWN(p->p_vaddr), hi = PAGE_UP(p->p_vaddr + p->p_memsz);
@@ -133,13 +106,13 @@ static int check_interp(ElfInfo *e, const Elf64_Phdr *p, char *err, size_t errle
     if (e->interp)
         return 0;   /* Linux uses the first one */
     if (p->p_offset > e->size || p->p_filesz > e->size - p->p_offset)
-        return fail(err, errlen, "interpreter path out of file");
+        return elf_error(err, errlen, "interpreter path out of file");
     if (p->p_filesz < 2 || p->p_filesz > PATH_MAX)
-        return fail(err, errlen, "bad interpreter path length %llu",
+        return elf_error(err, errlen, "bad interpreter path length %llu",
                     (unsigned long long)p->p_filesz);
     const char *s = (const char *)e->data + p->p_offset;
     if (s[p->p_filesz - 1] != 0 || strlen(s) != p->p_filesz - 1)
-        return fail(err, errlen, "interpreter path not NUL-terminated");
+        return elf_error(err, errlen, "interpreter path not NUL-terminated");
     e->interp = s;
     return 0;
 }
@@ -153,16 +126,16 @@ static int elf_parse(const uint8_t *data, size_t size, ElfInfo *e, char *err, si
     e->lo = UINT64_MAX;
     e->align = GUEST_PAGE_SIZE;
     if (size == 0)
-        return fail(err, errlen, "empty file");
+        return elf_error(err, errlen, "empty file");
     if (size < sizeof(Elf64_Ehdr))
-        return fail(err, errlen, "truncated file (%zu bytes)", size);
+        return elf_error(err, errlen, "truncated file (%zu bytes)", size);
     memcpy(&e->eh, data, sizeof(e->eh));
     if (check_header(e, err, errlen))
         return -1;
 
     e->ph = malloc(e->eh.e_phnum * sizeof(Elf64_Phdr));
     if (!e->ph)
-        return fail(err, errlen, "out of memory");
+        return elf_error(err, errlen, "out of memory");
     memcpy(e->ph, data + e->eh.e_phoff, e->eh.e_phnum * sizeof(Elf64_Phdr));
 
     int nload = 0;
@@ -179,19 +152,19 @@ static int elf_parse(const uint8_t *data, size_t size, ElfInfo *e, char *err, si
             goto bad;
     }
     if (nload == 0 || e->lo == UINT64_MAX) {
-        fail(err, errlen, "no loadable segment");
+        elf_error(err, errlen, "no loadable segment");
         goto bad;
     }
     if (e->hi - e->lo > GUEST_TASK_SIZE - 0x10000) {
-        fail(err, errlen, "segment outside address space");
+        elf_error(err, errlen, "segment outside address space");
         goto bad;
     }
     if (e->eh.e_type == ET_EXEC && e->hi > GUEST_TASK_SIZE) {
-        fail(err, errlen, "segment outside address space");
+        elf_error(err, errlen, "segment outside address space");
         goto bad;
     }
     if (e->eh.e_entry >= (1ULL << 62)) {
-        fail(err, errlen, "entry point outside address space");
+        elf_error(err, errlen, "entry point outside address space");
         goto bad;
     }
     return 0;
@@ -225,7 +198,7 @@ static int elf_map(const ElfInfo *e, uint64_t bias, const char *name, char *err,
         uint64_t end = PAGE_UP(ph[i].p_vaddr + bias + ph[i].p_memsz);
         int r = guest_map_fixed(s, end - s, PROT_READ | PROT_WRITE, name);
         if (r)
-            return fail(err, errlen, "cannot map segment at %#llx: %s",
+            return elf_error(err, errlen, "cannot map segment at %#llx: %s",
                         (unsigned long long)s, strerror(-r));
     }
     for (unsigned i = 0; i < n; i++) {
@@ -286,7 +259,7 @@ static int choose_main_bias(const ElfInfo *e, uint64_t *bias, char *err, size_t 
     else
         *bias = base - e->lo;
     if (e->hi + *bias > GUEST_TASK_SIZE)
-        return fail(err, errlen, "segment outside address space");
+        return elf_error(err, errlen, "segment outside address space");
     return 0;
 }
 
@@ -300,7 +273,7 @@ static int choose_interp_bias(const ElfInfo *e, uint64_t *bias, char *err, size_
     uint64_t span = e->hi - e->lo;
     uint64_t a = guest_find_free(span + e->align - GUEST_PAGE_SIZE, 0);
     if (!a)
-        return fail(err, errlen, "no room for the interpreter");
+        return elf_error(err, errlen, "no room for the interpreter");
     a = (a + e->align - 1) & ~(e->align - 1);
     *bias = a - e->lo;
     return 0;
@@ -321,14 +294,14 @@ static int read_fd(int fd, FileBytes *fb, char *err, size_t errlen)
     fb->size = 0;
     struct stat st;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
-        return fail(err, errlen, "not a regular file");
+        return elf_error(err, errlen, "not a regular file");
     if (!(st.st_mode & 0111))
-        return fail(err, errlen, "permission denied (not executable)");
+        return elf_error(err, errlen, "permission denied (not executable)");
     fb->size = (size_t)st.st_size;
     if (fb->size > 0) {
         void *p = mmap(NULL, fb->size, PROT_READ, MAP_PRIVATE, fd, 0);
         if (p == MAP_FAILED)
-            return fail(err, errlen, "%s", strerror(errno));
+            return elf_error(err, errlen, "%s", strerror(errno));
         fb->data = p;
     }
     return 0;
@@ -352,7 +325,7 @@ static int read_interp(const char *ipath, FileBytes *fb, char *hostpath, size_t 
     snprintf(hostpath, hplen, "%s", path_rooted() ? ipath : path_resolve(ipath, buf, sizeof buf));
     int fd = path_open(ipath, O_RDONLY | O_NONBLOCK);    /* a FIFO fails the checks, never blocks */
     if (fd < 0)
-        return fail(err, errlen, "%s", strerror(-fd));
+        return elf_error(err, errlen, "%s", strerror(-fd));
     int r = read_fd(fd, fb, err, errlen);
     close(fd);
     return r;
@@ -373,11 +346,11 @@ int elf_load_mem(const uint8_t *data, size_t size, const char *path,
         return -1;
     if (prog.interp) {
         if (read_interp(prog.interp, &ifile, ipath, sizeof(ipath), ierr, sizeof(ierr))) {
-            fail(err, errlen, "cannot load interpreter %s: %s", ipath, ierr);
+            elf_error(err, errlen, "cannot load interpreter %s: %s", ipath, ierr);
             goto out;
         }
         if (elf_parse(ifile.data, ifile.size, &interp, ierr, sizeof(ierr))) {
-            fail(err, errlen, "interpreter %s: %s", ipath, ierr);
+            elf_error(err, errlen, "interpreter %s: %s", ipath, ierr);
             goto out;
         }
     }
@@ -422,7 +395,7 @@ int elf_load_fd(int fd, const char *path, GuestImage *img, char *err, size_t err
     FileBytes fb;
     char ferr[256];
     if (read_fd(fd, &fb, ferr, sizeof(ferr)))
-        return fail(err, errlen, "%s", ferr);
+        return elf_error(err, errlen, "%s", ferr);
     int r = elf_load_mem(fb.data, fb.size, path, img, err, errlen);
     release_file(&fb);
     return r;

@@ -480,9 +480,9 @@ static void mut_short(Buf *b) { b->len = 40; }
 static void test_elf_broken(void)
 {
     BootRam r = ram_new(RAM_SIZE);
-    elf_broken(&r, mut_class32, "32-bit");
+    elf_broken(&r, mut_class32, "not a 64-bit ELF");
     elf_broken(&r, mut_bigendian, "big-endian");
-    elf_broken(&r, mut_machine, "not a RISC-V");
+    elf_broken(&r, mut_machine, "not a riscv64 ELF");
     elf_broken(&r, mut_dyn, "ET_EXEC");
     elf_broken(&r, mut_phnum, "program headers");
     elf_broken(&r, mut_phoff, "truncated");
