@@ -32,107 +32,22 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "exec/settings.h"
-#include "system/hw/plic.h"
-#include "system/hw/virtio.h"
-#include "system/hw/virtio_mmio.h"
 #include "system/hw/virtio_net.h"
-#include "system/machine.h"
 #include "system/net_slirp.h"
+#include "virtio_driver.h"
 
 enum { S_NET = 7, S_NET2 = 6 };
 
-enum {
-    DEVICE_ID = 0x008, DEV_FEATURES = 0x010, DEV_FEATURES_SEL = 0x014, DRV_FEATURES = 0x020,
-    DRV_FEATURES_SEL = 0x024, QUEUE_SEL = 0x030, QUEUE_NUM_MAX = 0x034, QUEUE_NUM = 0x038,
-    QUEUE_READY = 0x044, QUEUE_NOTIFY = 0x050, ISR = 0x060, ISR_ACK = 0x064, STATUS = 0x070,
-    DESC_LO = 0x080, DESC_HI = 0x084, DRIVER_LO = 0x090, DRIVER_HI = 0x094,
-    DEVICE_LO = 0x0a0, DEVICE_HI = 0x0a4, CONFIG = 0x100,
-};
-
-#define ST_ACK 1
-#define ST_DRIVER 2
-#define ST_DRIVER_OK 4
-#define ST_FEATURES_OK 8
-#define ST_NEEDS_RESET 0x40
-
-#define D_NEXT 1
-#define D_WRITE 2
-
-#define F(bit) (1ULL << (bit))
 #define NET_F_MAC 5
 #define NET_F_STATUS 16
 #define HDR 12
 
-/* -- Fake RAM and the bus --------------------------------------------------- */
-
-#define RAM_SIZE (4ULL << 20)
-#define GUARD    4096ULL
 #define QN       8
 
 /* Per queue (q = 0 rx, 1 tx): rings at RING(q), buffers at BUF(q, i). */
 #define RING(q)   (0x10000ULL * (q))
 #define BUF(q, i) (0x100000ULL + 0x40000ULL * (q) + 0x800ULL * (i))
 #define BUF_LEN   0x800u
-
-static uint64_t pa(uint64_t off) { return VIRT_RAM_BASE + off; }
-static uint8_t *host(uint64_t off) { return machine.ram + off; }
-
-static void ram_setup(void)
-{
-    uint8_t *p = mmap(NULL, RAM_SIZE + 2 * GUARD, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED || mprotect(p + GUARD, RAM_SIZE, PROT_READ | PROT_WRITE) < 0) {
-        perror("mmap");
-        exit(1);
-    }
-    machine.ram = p + GUARD;
-    machine.ram_size = RAM_SIZE;
-}
-
-static uint64_t slot_pa(unsigned slot) { return VIRT_VIRTIO_BASE + 0x1000ULL * slot; }
-
-static uint64_t rd(unsigned slot, uint64_t off, unsigned size)
-{
-    const MmioRegion *r = machine_find_mmio(slot_pa(slot) + off);
-    return r ? r->ops->read(r->opaque, slot_pa(slot) + off - r->base, size) : 0;
-}
-
-static uint32_t rd32(unsigned slot, uint64_t off) { return (uint32_t)rd(slot, off, 4); }
-
-static void wr32(unsigned slot, uint64_t off, uint32_t v)
-{
-    const MmioRegion *r = machine_find_mmio(slot_pa(slot) + off);
-    if (r)
-        r->ops->write(r->opaque, slot_pa(slot) + off - r->base, 4, v);
-}
-
-static bool irq_line(unsigned slot)
-{
-    const MmioRegion *r = machine_find_mmio(VIRT_PLIC_BASE);
-    unsigned irq = VIRT_VIRTIO_IRQ + slot;
-    return r->ops->read(r->opaque, 0x1000 + 4 * (irq / 32), 4) >> (irq % 32) & 1;
-}
-
-/* -- The guest_errors log ---------------------------------------------------- */
-
-static char *log_buf;
-static size_t log_len, log_mark;
-
-static bool logged(const char *needle)
-{
-    fflush(log_file);
-    bool found = log_buf && strstr(log_buf + log_mark, needle) != NULL;
-    if (!found)
-        printf("  (log since the last check: %s)\n", log_buf ? log_buf + log_mark : "");
-    log_mark = log_len;
-    return found;
-}
-
-static void log_skip(void)
-{
-    fflush(log_file);
-    log_mark = log_len;
-}
 
 /* -- A small driver: queue q's rings --------------------------------------------- */
 
@@ -143,18 +58,6 @@ typedef struct Q {
 
 static Q rxq = { 0, 0, 0 }, txq = { 1, 0, 0 };
 
-static void put16(uint64_t off, uint16_t v)
-{
-    __atomic_store_n((uint16_t *)(void *)host(off), htole16(v), __ATOMIC_RELEASE);
-}
-
-static uint16_t get16(uint64_t off)
-{
-    return le16toh(__atomic_load_n((uint16_t *)(void *)host(off), __ATOMIC_ACQUIRE));
-}
-
-static uint32_t get32(uint64_t off) { uint32_t v; memcpy(&v, host(off), 4); return le32toh(v); }
-
 static uint64_t desc_off(const Q *q) { return RING(q->q); }
 static uint64_t avail_off(const Q *q) { return RING(q->q) + 0x4000; }
 static uint64_t used_off(const Q *q) { return RING(q->q) + 0x8000; }
@@ -162,15 +65,7 @@ static uint64_t used_off(const Q *q) { return RING(q->q) + 0x8000; }
 static void desc(const Q *q, unsigned i, uint64_t addr, uint32_t len, uint16_t flags,
                  uint16_t next)
 {
-    uint8_t *d = host(desc_off(q) + 16ULL * i);
-    addr = htole64(addr);
-    len = htole32(len);
-    flags = htole16(flags);
-    next = htole16(next);
-    memcpy(d, &addr, 8);
-    memcpy(d + 8, &len, 4);
-    memcpy(d + 12, &flags, 2);
-    memcpy(d + 14, &next, 2);
+    desc_at(desc_off(q), i, addr, len, flags, next);
 }
 
 /* Offer the chain at head (without notifying). */

@@ -26,45 +26,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "exec/settings.h"
-#include "system/hw/plic.h"
-#include "system/hw/virtio.h"
-#include "system/hw/virtio_mmio.h"
-#include "system/machine.h"
 #include "check.h"
+#include "virtio_driver.h"
 
 /* Slots: QEMU's order, from the top. */
 enum { S_BLK = 7, S_SNAP = 6, S_RO = 5, S_RNG = 4, S_RO2 = 3, S_EMPTY = 0 };
 
-/* Registers. */
-enum {
-    MAGIC = 0x000, VERSION = 0x004, DEVICE_ID = 0x008, VENDOR_ID = 0x00c,
-    DEV_FEATURES = 0x010, DEV_FEATURES_SEL = 0x014, DRV_FEATURES = 0x020,
-    DRV_FEATURES_SEL = 0x024, QUEUE_ALIGN = 0x03c, QUEUE_SEL = 0x030, QUEUE_NUM_MAX = 0x034,
-    QUEUE_NUM = 0x038, QUEUE_PFN = 0x040, QUEUE_READY = 0x044, QUEUE_NOTIFY = 0x050,
-    ISR = 0x060, ISR_ACK = 0x064, STATUS = 0x070, DESC_LO = 0x080, DESC_HI = 0x084,
-    DRIVER_LO = 0x090, DRIVER_HI = 0x094, DEVICE_LO = 0x0a0, DEVICE_HI = 0x0a4,
-    SHM_LEN_LO = 0x0b0, GENERATION = 0x0fc, CONFIG = 0x100,
-};
-
-#define ST_ACK 1
-#define ST_DRIVER 2
-#define ST_DRIVER_OK 4
-#define ST_FEATURES_OK 8
-#define ST_NEEDS_RESET 0x40
-
-#define D_NEXT 1
-#define D_WRITE 2
-#define D_INDIRECT 4
-
-#define F(bit) (1ULL << (bit))
 #define BLK_F_RO 5
 #define BLK_F_FLUSH 9
-
-/* -- Fake RAM and the bus --------------------------------------------------- */
-
-#define RAM_SIZE (4ULL << 20)
-#define GUARD    4096ULL
 
 /* RAM layout (offsets): the rings, indirect tables, data. */
 #define R_DESC     0x0000
@@ -73,76 +42,6 @@ enum {
 #define R_INDIRECT 0x10000
 #define R_DATA     0x40000
 
-static uint64_t pa(uint64_t off) { return VIRT_RAM_BASE + off; }
-static uint8_t *host(uint64_t off) { return machine.ram + off; }
-
-static void ram_setup(void)
-{
-    uint8_t *p = mmap(NULL, RAM_SIZE + 2 * GUARD, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED || mprotect(p + GUARD, RAM_SIZE, PROT_READ | PROT_WRITE) < 0) {
-        perror("mmap");
-        exit(1);
-    }
-    machine.ram = p + GUARD;
-    machine.ram_size = RAM_SIZE;
-}
-
-static uint64_t slot_pa(unsigned slot) { return VIRT_VIRTIO_BASE + 0x1000ULL * slot; }
-
-static uint64_t rd(unsigned slot, uint64_t off, unsigned size)
-{
-    const MmioRegion *r = machine_find_mmio(slot_pa(slot) + off);
-    if (!r) {
-        printf("FAIL: no device at slot %u\n", slot);
-        failures++;
-        return 0;
-    }
-    return r->ops->read(r->opaque, slot_pa(slot) + off - r->base, size);
-}
-
-static void wr(unsigned slot, uint64_t off, unsigned size, uint64_t v)
-{
-    const MmioRegion *r = machine_find_mmio(slot_pa(slot) + off);
-    if (!r) {
-        printf("FAIL: no device at slot %u\n", slot);
-        failures++;
-        return;
-    }
-    r->ops->write(r->opaque, slot_pa(slot) + off - r->base, size, v);
-}
-
-static uint32_t rd32(unsigned slot, uint64_t off) { return (uint32_t)rd(slot, off, 4); }
-static void wr32(unsigned slot, uint64_t off, uint32_t v) { wr(slot, off, 4, v); }
-
-static bool irq_line(unsigned slot)
-{
-    const MmioRegion *r = machine_find_mmio(VIRT_PLIC_BASE);
-    unsigned irq = VIRT_VIRTIO_IRQ + slot;
-    return r->ops->read(r->opaque, 0x1000 + 4 * (irq / 32), 4) >> (irq % 32) & 1;
-}
-
-/* -- The guest_errors log ---------------------------------------------------- */
-
-static char *log_buf;
-static size_t log_len, log_mark;
-
-/* The log since the last call contains needle. */
-static bool logged(const char *needle)
-{
-    fflush(log_file);
-    bool found = log_buf && strstr(log_buf + log_mark, needle) != NULL;
-    if (!found)
-        printf("  (log since the last check: %s)\n", log_buf ? log_buf + log_mark : "");
-    log_mark = log_len;
-    return found;
-}
-
-static void log_skip(void)
-{
-    fflush(log_file);
-    log_mark = log_len;
-}
-
 /* -- A small driver ------------------------------------------------------------ */
 
 typedef struct Drv {
@@ -150,25 +49,6 @@ typedef struct Drv {
     uint16_t avail_idx;            /* the driver's next avail index */
     uint16_t used_seen;
 } Drv;
-
-static void put16(uint64_t off, uint16_t v) { v = htole16(v); memcpy(host(off), &v, 2); }
-static uint16_t get16(uint64_t off) { uint16_t v; memcpy(&v, host(off), 2); return le16toh(v); }
-static uint32_t get32(uint64_t off) { uint32_t v; memcpy(&v, host(off), 4); return le32toh(v); }
-
-/* Descriptor i of the table at RAM offset table. */
-static void desc_at(uint64_t table, unsigned i, uint64_t addr, uint32_t len, uint16_t flags,
-                    uint16_t next)
-{
-    uint8_t *d = host(table + 16ULL * i);
-    addr = htole64(addr);
-    len = htole32(len);
-    flags = htole16(flags);
-    next = htole16(next);
-    memcpy(d, &addr, 8);
-    memcpy(d + 8, &len, 4);
-    memcpy(d + 12, &flags, 2);
-    memcpy(d + 14, &next, 2);
-}
 
 static void desc(unsigned i, uint64_t addr, uint32_t len, uint16_t flags, uint16_t next)
 {
