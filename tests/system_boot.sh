@@ -7,7 +7,8 @@
 # the second, which must be in the host file afterwards, and reads
 # /dev/hwrng) and a virtio-net on the user network (the guest fetches a
 # file from a host HTTP server through slirp, and the host fetches one from
-# the guest's busybox httpd through hostfwd), and once under Debian's
+# the guest's busybox httpd through hostfwd, and resolves a name through
+# slirp's DNS), and once under Debian's
 # OpenSBI (-bios fw_dynamic.bin, the
 # opensbi package). The guest comes from scripts/system-guest.sh (fetched
 # and cached). Usage: tests/system_boot.sh BUILD.
@@ -28,6 +29,13 @@ VERSION=$(sed -n 's/^KERNEL_VERSION=//p' <<<"$guest")
 VERSION_RE=$(python3 -c 'import re, sys; print(re.escape(sys.argv[1]))' "$VERSION")
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
+
+DNS_NAME=$(sed -n 's|^URIs: *[a-z]*://\([^/: ]*\).*|\1|p' "${XLAT_HOST_SOURCES:-/etc/apt/sources.list.d/debian.sources}" \
+           2>/dev/null | head -n 1)
+if [[ -n $DNS_NAME ]] && ! getent hosts "$DNS_NAME" >/dev/null; then
+    echo "note: the host cannot resolve $DNS_NAME, so the guest's DNS lookup is left out"
+    DNS_NAME=
+fi
 
 cat > "$TMP/shell" <<EOF
 expect xlat-initramfs: ready
@@ -60,9 +68,16 @@ expect HELLO-FROM-THE-HOST
 send mkdir -p /www && echo GUEST-HTTPD-OK > /www/index.html && httpd -p 8080 -h /www && echo httpd-$((40+2))
 expect httpd-42
 host python3 FETCH_PY http://127.0.0.1:FWD_PORT/ GUEST-HTTPD-OK
-send poweroff -f
-exit 0
 EOF
+    # Name resolution through slirp's DNS (10.0.2.3, which asks the host's
+    # resolver), with a name the host resolves: its own archive's host,
+    # read from its sources list at run time.
+    if [[ -n $DNS_NAME ]]; then
+        echo "send nslookup $DNS_NAME 10.0.2.3"
+        echo "expect Name:\\s+${DNS_NAME//./\\.}\\s+Address:?\\s+[0-9a-f.:]+"
+    fi
+    echo 'send poweroff -f'
+    echo 'exit 0'
 } > "$TMP/disk"
 free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 HTTP_PORT=$(free_port)
