@@ -63,18 +63,16 @@ static bool update_ad(uint64_t *slot, uint64_t pte, enum mem_access access)
                                        __ATOMIC_SEQ_CST);
 }
 
-bool mmu_translate(CPUState *cpu, uint64_t va, enum mem_access access, PageTableMem mem,
-                   MmuResult *out, MemFault *fault)
+/*
+ * The walk of va from satp for access at privilege mode. debug (a
+ * debugger's look): no permission check and no A/D update, so the guest's
+ * page tables stay as they were; only the entries' validity counts.
+ */
+static bool walk(CPUState *cpu, uint64_t va, enum mem_access access, int mode, bool debug,
+                 PageTableMem mem, MmuResult *out, MemFault *fault)
 {
-    int mode = mmu_effective_mode(cpu, access);
     uint64_t satp = cpu->priv.satp;
     unsigned smode = (unsigned)(satp >> 60);
-    out->mode = mode;
-    if (mode == PRV_M || smode == SATP_BARE) {
-        out->pa = va;
-        out->page_mask = 0xfff;
-        return true;
-    }
     int levels = smode == SATP_SV39 ? 3 : smode == SATP_SV48 ? 4 : 5;
     unsigned va_bits = 12 + 9 * (unsigned)levels;
     /* Bits above the top VPN must all equal its top bit. */
@@ -103,9 +101,9 @@ bool mmu_translate(CPUState *cpu, uint64_t va, enum mem_access access, PageTable
             uint64_t span = 1ULL << (12 + 9 * level);
             if (level > 0 && (ppn & ((1ULL << (9 * level)) - 1)))
                 return page_fault(fault, va, access);   /* misaligned superpage */
-            if (!leaf_allows(cpu, pte, access, mode))
+            if (!debug && !leaf_allows(cpu, pte, access, mode))
                 return page_fault(fault, va, access);
-            if (!update_ad(slot, pte, access))
+            if (!debug && !update_ad(slot, pte, access))
                 goto again;                             /* changed under us: walk again */
             out->pa = (ppn << 12) | (va & (span - 1));
             out->page_mask = span - 1;
@@ -114,4 +112,30 @@ bool mmu_translate(CPUState *cpu, uint64_t va, enum mem_access access, PageTable
         return page_fault(fault, va, access);
     again:;
     }
+}
+
+bool mmu_translate(CPUState *cpu, uint64_t va, enum mem_access access, PageTableMem mem,
+                   MmuResult *out, MemFault *fault)
+{
+    int mode = mmu_effective_mode(cpu, access);
+    out->mode = mode;
+    if (mode == PRV_M || (cpu->priv.satp >> 60) == SATP_BARE) {
+        out->pa = va;
+        out->page_mask = 0xfff;
+        return true;
+    }
+    return walk(cpu, va, access, mode, false, mem, out, fault);
+}
+
+bool mmu_translate_debug(CPUState *cpu, uint64_t va, PageTableMem mem, MmuResult *out)
+{
+    MemFault fault;
+    int mode = mmu_effective_mode(cpu, MEM_LOAD);
+    out->mode = mode;
+    if (mode == PRV_M || (cpu->priv.satp >> 60) == SATP_BARE) {
+        out->pa = va;
+        out->page_mask = 0xfff;
+        return true;
+    }
+    return walk(cpu, va, MEM_LOAD, mode, true, mem, out, &fault);
 }

@@ -34,6 +34,14 @@ typedef struct MmuResult {
 bool mmu_translate(CPUState *cpu, uint64_t va, enum mem_access access, PageTableMem mem,
                    MmuResult *out, MemFault *fault);
 
+/*
+ * A debugger's translation of va (gdb reading or writing guest memory):
+ * as a load at the hart's current privilege would be translated (physical
+ * in M-mode or with paging off), but without permission checks and
+ * without setting A or D bits; false if nothing valid maps va.
+ */
+bool mmu_translate_debug(CPUState *cpu, uint64_t va, PageTableMem mem, MmuResult *out);
+
 /* The privilege level whose rules an access follows (MPRV applied). */
 int mmu_effective_mode(const CPUState *cpu, enum mem_access access);
 

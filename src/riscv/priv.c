@@ -332,6 +332,33 @@ int priv_csr(CPUState *cpu, unsigned csr, int op, uint64_t src, bool write, uint
     return csr_write_stops(csr) ? PRIV_STOP : PRIV_OK;
 }
 
+bool priv_debug_csr(CPUState *cpu, unsigned csr, bool write, uint64_t *val)
+{
+    /* The hart is stopped, so borrowing M-mode for the access is invisible:
+     * csr_get's and csr_set's checks then see no lower-level gate. */
+    RiscvPriv *p = &cpu->priv;
+    uint8_t mode = p->mode;
+    uint64_t old;
+    bool read_only = (csr >> 10) == 3;
+    p->mode = PRV_M;
+    bool ok = csr_get(cpu, csr, &old) && !(write && read_only);
+    if (ok && write)
+        ok = csr_set(cpu, csr, *val);
+    p->mode = mode;
+    if (ok && !write)
+        *val = old;
+    return ok;
+}
+
+bool priv_debug_set_mode(CPUState *cpu, int mode)
+{
+    if (mode != PRV_U && mode != PRV_S && mode != PRV_M)
+        return false;
+    cpu->priv.mode = (uint8_t)mode;
+    mmu_changed(cpu, true, 0);
+    return true;
+}
+
 /* -- Traps ---------------------------------------------------------------------- */
 
 void priv_trap(CPUState *cpu, uint64_t cause, uint64_t tval)

@@ -138,6 +138,17 @@ void priv_trap(struct CPUState *cpu, uint64_t cause, uint64_t tval);
  * priority): its cause (with CAUSE_INTERRUPT). */
 bool priv_interrupt(const struct CPUState *cpu, uint64_t *cause);
 
+/* A debugger's CSR access (gdb): csr as M-mode sees it, whatever the
+ * hart's privilege (the gates of lower levels, TVM and the counter
+ * enables, do not apply); a write has the instruction's effects (a satp
+ * write drops cached translations). False if the hart has no such CSR or
+ * it is read-only. Only while the hart is not running. */
+bool priv_debug_csr(struct CPUState *cpu, unsigned csr, bool write, uint64_t *val);
+
+/* A debugger sets the privilege level (PRV_U, PRV_S or PRV_M; false for
+ * another value). */
+bool priv_debug_set_mode(struct CPUState *cpu, int mode);
+
 /* What the privileged architecture needs from the machine. */
 typedef struct PrivHooks {
     uint64_t (*time)(void);                   /* the time CSR (mtime) */

@@ -15,6 +15,11 @@
  * highest-priority enabled interrupt. A timer thread wakes harts whose
  * compare value has been reached, so a hart spinning in guest code or
  * sleeping in wfi sees its timer interrupt within the host's timer slack.
+ *
+ * With -gdb (gdbstub.c) the loop parks at its top while gdb holds the hart
+ * (wfi and the HSM wait end early for it), runs guest code through
+ * gdbstub_hart_run (breakpoints, watchpoints, steps), and takes no
+ * interrupt while single-stepping.
  */
 #define _GNU_SOURCE
 #include "system/hart.h"
@@ -28,6 +33,7 @@
 #include "exec/exec.h"
 #include "exec/settings.h"
 #include "riscv/interp.h"
+#include "system/gdbstub.h"
 #include "system/machine.h"
 #include "system/sbi.h"
 #include "system/sys_mem.h"
@@ -188,6 +194,12 @@ static void ecall(Hart *h)
     trap(h, CAUSE_ECALL_U + cpu->priv.mode, 0);
 }
 
+/* gdb wants h at its loop's top (it leaves its waits for it). */
+static bool gdb_holds(const Hart *h)
+{
+    return gdbstub_enabled && gdbstub_hart_held(h);
+}
+
 /* wfi: sleep until an interrupt is pending in mie (enabled or not
  * globally), the machine stops, or another hart needs a flush. */
 static void wait_for_interrupt(Hart *h)
@@ -200,7 +212,8 @@ static void wait_for_interrupt(Hart *h)
         if (mip & MIP_SEIP_SW)
             mip |= MIP_SEIP;
         if (priv_interrupt(cpu, &cause) || (mip & cpu->priv.mie) ||
-            machine.exit_requested || __atomic_load_n(&h->remote_flush, __ATOMIC_ACQUIRE))
+            machine.exit_requested || __atomic_load_n(&h->remote_flush, __ATOMIC_ACQUIRE) ||
+            gdb_holds(h))
             break;
         /* STIP from stimecmp is computed, not stored in mip. */
         if ((cpu->priv.menvcfg & (1ULL << 63)) && (cpu->priv.mie & MIP_STIP) &&
@@ -220,10 +233,11 @@ void hart_remote_flush(Hart *h)
     __atomic_store_n(&h->remote_flush, 1, __ATOMIC_SEQ_CST);
     hart_kick(h);
     /* The target clears it at its loop's next look (or is not running
-     * guest code: stopped harts flush when they start). */
+     * guest code: stopped harts flush when they start, harts gdb holds
+     * when it lets them go). */
     while (__atomic_load_n(&h->remote_flush, __ATOMIC_SEQ_CST) &&
            __atomic_load_n(&h->hsm_state, __ATOMIC_SEQ_CST) == HSM_STARTED &&
-           !machine.exit_requested)
+           !machine.exit_requested && !(gdbstub_enabled && gdbstub_hart_parked(h)))
         sched_yield();
 }
 
@@ -235,13 +249,14 @@ static void apply_remote_flush(Hart *h)
     }
 }
 
-/* A stopped hart waits for HSM hart_start; false if the machine stops. */
+/* A stopped hart waits for HSM hart_start; false if the machine stops or
+ * gdb holds the hart (the loop looks again). */
 static bool wait_until_started(Hart *h)
 {
     pthread_mutex_lock(&h->lock);
-    while (h->hsm_state != HSM_START_PENDING && !machine.exit_requested)
+    while (h->hsm_state != HSM_START_PENDING && !machine.exit_requested && !gdb_holds(h))
         pthread_cond_wait(&h->wake, &h->lock);
-    bool go = !machine.exit_requested;
+    bool go = h->hsm_state == HSM_START_PENDING && !machine.exit_requested && !gdb_holds(h);
     if (go) {
         CPUState *cpu = &h->cpu;
         priv_reset(cpu, h->id, PRV_S);
@@ -260,18 +275,21 @@ void hart_run(Hart *h)
     for (;;) {
         if (machine.exit_requested)
             return;
+        if (gdbstub_enabled && gdbstub_hart_park(h))
+            continue;                       /* gdb held it: look again */
         if (__atomic_load_n(&h->hsm_state, __ATOMIC_ACQUIRE) != HSM_STARTED) {
             apply_remote_flush(h);
             if (!wait_until_started(h))
-                return;
+                continue;                   /* the machine ends, or gdb holds it */
         }
         __atomic_store_n(&cpu->exit_request, 0, __ATOMIC_SEQ_CST);
         apply_remote_flush(h);
         update_timer_line(h);
         uint64_t cause;
-        if (priv_interrupt(cpu, &cause))
+        bool stepping = gdbstub_enabled && gdbstub_hart_stepping(h);
+        if (!stepping && priv_interrupt(cpu, &cause))
             trap(h, cause, 0);
-        switch (interp_run(cpu)) {
+        switch (gdbstub_enabled ? gdbstub_hart_run(h) : interp_run(cpu)) {
         case EXIT_ECALL:   ecall(h); break;
         case EXIT_EBREAK:  trap(h, CAUSE_BREAKPOINT, cpu->pc); break;
         case EXIT_ILLEGAL: trap(h, CAUSE_ILLEGAL_INSN, insn_bits_at(cpu)); break;

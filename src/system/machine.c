@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "system/gdbstub.h"
 #include "system/hart.h"
 #include "system/hw/plic.h"
 
@@ -75,4 +76,5 @@ void machine_request_exit(int status, bool reboot)
     pthread_mutex_unlock(&machine.lock);
     for (unsigned i = 0; i < machine.nharts; i++)
         hart_kick(machine.harts[i]);
+    gdbstub_wake();                     /* harts gdb holds, and its thread */
 }

@@ -21,6 +21,7 @@
 
 #include "exec/settings.h"
 #include "system/fdt.h"
+#include "system/gdbstub.h"
 #include "system/hart.h"
 #include "system/hw/aclint.h"
 #include "system/hw/htif.h"
@@ -65,6 +66,8 @@ typedef struct Options {
     unsigned ndevices;
     const char *netdevs[NET_MAX_NETDEVS];  /* -netdev option strings */
     unsigned nnetdevs;
+    const char *gdb;                   /* -gdb DEVICE (-s: tcp::1234); NULL or "none": no stub */
+    bool freeze;                       /* -S: the harts wait for gdb's continue */
 } Options;
 
 static _Noreturn void die(const char *fmt, ...)
@@ -309,6 +312,9 @@ static void usage(void)
            "  -device virtio-net-device,netdev=N[,mac=MAC]\n"
            "  -snapshot               writes to every disk stay in memory\n"
            "  -no-reboot              exit instead of rebooting (status 1)\n"
+           "  -gdb tcp::PORT|tcp:HOST:PORT  wait for gdb connections (harts are threads)\n"
+           "  -s                      -gdb tcp::1234\n"
+           "  -S                      do not start the harts until gdb continues\n"
            "  -d ITEMS, -D FILE       log items (-d help), log file\n",
            MACHINE_MAX_HARTS);
     exit(0);
@@ -374,6 +380,14 @@ static void parse_args(int argc, char **argv, Options *o)
         }
         else if (!strcmp(a, "-snapshot"))
             o->snapshot = true;
+        else if (!strcmp(a, "-gdb"))
+            o->gdb = need(argc, argv, &i);
+        else if (!strncmp(a, "-gdb=", 5) || !strncmp(a, "-gdb ", 5))
+            o->gdb = a + 5;             /* one word: "-gdb tcp::1234" quoted, or -gdb= */
+        else if (!strcmp(a, "-s"))
+            o->gdb = "tcp::1234";
+        else if (!strcmp(a, "-S"))
+            o->freeze = true;
         else if (!strcmp(a, "-d"))
             parse_log(need(argc, argv, &i));
         else if (!strcmp(a, "-D"))
@@ -383,6 +397,23 @@ static void parse_args(int argc, char **argv, Options *o)
         else
             die("unsupported option '%s' (xlat-system -h lists what is supported)", argv[i]);
     }
+}
+
+/* -gdb/-s/-S: listen now, so that a bad device or a port in use ends
+ * xlat-system before the machine exists. */
+static void setup_gdb(const Options *o)
+{
+    bool on = o->gdb && strcmp(o->gdb, "none");
+    if (o->freeze && !on)
+        die("-S: the harts would wait forever: give -gdb tcp::PORT or -s (there is no monitor)");
+    if (!on)
+        return;
+    char host[256], err[300];
+    int port;
+    if (!gdbstub_parse_device(o->gdb, host, sizeof host, &port, err, sizeof err))
+        die("-gdb: %s", err);
+    if (!gdbstub_listen(host, port, err, sizeof err))
+        die("-gdb %s: %s", o->gdb, err);
 }
 
 static void setup_ram(uint64_t size)
@@ -458,6 +489,7 @@ int main(int argc, char **argv)
         die("-bios none needs -kernel");
     if (!o.kernel && !strcmp(o.bios, "default"))
         die("no -kernel given (xlat-system runs a kernel or bare-metal program)");
+    setup_gdb(&o);
 
     machine_mtime();                    /* the clock starts now (before any thread) */
     setup_ram(o.ram_size);
@@ -520,7 +552,10 @@ int main(int argc, char **argv)
     if (kernel.tohost)
         htif_init(kernel.tohost);
     start_harts(&o, firmware ? fw.entry : kernel.entry, fdt_addr, kernel.entry);
+    if (gdbstub_enabled)
+        gdbstub_start(o.freeze);
     harts_run_all();
+    gdbstub_report_exit();
     uart_restore_tty();
     if (machine.reboot && !o.no_reboot) {
         execv("/proc/self/exe", argv);

@@ -198,6 +198,28 @@ static int sys_read(void *dst, uint64_t addr, size_t len)
     return -1;                              /* -d in_asm from the JIT: issue 19 */
 }
 
+size_t sys_debug_access(CPUState *cpu, uint64_t va, void *buf, size_t len, bool write)
+{
+    size_t done = 0;
+    while (done < len) {
+        uint64_t a = va + done;
+        MmuResult r;
+        if (!mmu_translate_debug(cpu, a, sys_phys_u64, &r))
+            break;
+        size_t chunk = 0x1000 - (a & 0xfff);
+        chunk = chunk < len - done ? chunk : len - done;
+        uint8_t *host = machine_ram_ptr(r.pa, chunk);
+        if (!host)
+            break;                          /* devices: reads may have effects */
+        if (write)
+            memcpy(host, (const uint8_t *)buf + done, chunk);
+        else
+            memcpy((uint8_t *)buf + done, host, chunk);
+        done += chunk;
+    }
+    return done;
+}
+
 static void no_lock(void) {}
 static void no_watch(uint64_t page) { (void)page; }
 static bool no_unwatch(uint64_t page, bool remapped) { (void)page; (void)remapped; return false; }

@@ -7,6 +7,7 @@
 #define XLAT_SYSTEM_SYS_MEM_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "riscv/cpu.h"
@@ -19,5 +20,11 @@ uint64_t *sys_phys_u64(uint64_t pa);
 
 /* Drop cpu's cached translations (all, or the page holding vaddr). */
 void sys_tlb_flush(CPUState *cpu, bool all, uint64_t vaddr);
+
+/* A debugger's access to cpu's virtual memory (gdb): translated as a load
+ * at the current privilege would be, without permission checks, faults or
+ * A/D updates (mmu_translate_debug); RAM only, never a device register.
+ * The bytes done, from the start: fewer at the first that is not RAM. */
+size_t sys_debug_access(CPUState *cpu, uint64_t va, void *buf, size_t len, bool write);
 
 #endif
