@@ -30,7 +30,9 @@
  * its memory access has completed.
  *
  * Misaligned loads and stores are allowed (Linux emulates them on hardware
- * that traps); misaligned LR/SC/AMOs raise SIGBUS/BUS_ADRALN as on Linux.
+ * that traps); misaligned LR/SC/AMOs raise SIGBUS/BUS_ADRALN as on Linux
+ * (a MEM_FAULT_MISALIGNED fault: a load's for LR, an AMO's for the rest,
+ * so that system mode raises cause 4 or 6).
  * Atomics use host __atomic operations on guest memory, so they are atomic
  * between guest threads running on different host threads.
  *
@@ -424,15 +426,20 @@ static int exec_csr(CPUState *cpu, const Insn *in)
         h_;                                                             \
     })
 
-/* An LR/SC/AMO's host address: natural alignment, then as HOST. */
-#define AMO_HOST(a, n) ({                                               \
+/* An LR/SC/AMO's host address: natural alignment, then as HOST. acc is
+ * MEM_LOAD for an LR (a load: its misalignment is a load's, cause 4, and
+ * it needs read permission only) and MEM_AMO for SC and the AMOs (cause 6;
+ * write permission), as Spike and QEMU have them. */
+#define ATOMIC_HOST(a, n, acc) ({                                       \
         uint64_t aa_ = (a);                                             \
         if (unlikely(aa_ & ((n) - 1))) {                                \
-            fault = (MemFault){ MEM_FAULT_MISALIGNED, MEM_AMO, aa_ };   \
+            fault = (MemFault){ MEM_FAULT_MISALIGNED, (acc), aa_ };     \
             goto mem_fault;                                             \
         }                                                               \
-        HOST(aa_, (n), MEM_AMO);                                        \
+        HOST(aa_, (n), (acc));                                          \
     })
+#define LR_HOST(a, n)  ATOMIC_HOST(a, n, MEM_LOAD)
+#define AMO_HOST(a, n) ATOMIC_HOST(a, n, MEM_AMO)
 
 /* Operand shorthands for the switch. */
 #define RS1  x[in->rs1]
@@ -626,7 +633,7 @@ enum exit_reason run(CPUState *cpu, unsigned straight)
         /* A: load-reserved / store-conditional */
         case OP_lr_w: {                                         /* lr.w */
             uint64_t a = RS1;
-            uint32_t v = __atomic_load_n((uint32_t *)AMO_HOST(a, 4), __ATOMIC_SEQ_CST);
+            uint32_t v = __atomic_load_n((uint32_t *)LR_HOST(a, 4), __ATOMIC_SEQ_CST);
             cpu->res_addr = a;
             cpu->res_val = v;
             cpu->res_valid = true;
@@ -635,7 +642,7 @@ enum exit_reason run(CPUState *cpu, unsigned straight)
         }
         case OP_lr_d: {                                         /* lr.d */
             uint64_t a = RS1;
-            uint64_t v = __atomic_load_n((uint64_t *)AMO_HOST(a, 8), __ATOMIC_SEQ_CST);
+            uint64_t v = __atomic_load_n((uint64_t *)LR_HOST(a, 8), __ATOMIC_SEQ_CST);
             cpu->res_addr = a;
             cpu->res_val = v;
             cpu->res_valid = true;

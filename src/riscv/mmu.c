@@ -53,14 +53,29 @@ static bool leaf_allows(const CPUState *cpu, uint64_t pte, enum mem_access acces
     }
 }
 
-/* Set A (and D for a write) in the entry at *slot if it still holds pte. */
-static bool update_ad(uint64_t *slot, uint64_t pte, enum mem_access access)
+/* The entry pte with A (and D for a write) set. */
+static uint64_t with_ad(uint64_t pte, enum mem_access access)
 {
-    uint64_t want = pte | PTE_A | (access == MEM_STORE || access == MEM_AMO ? PTE_D : 0);
+    return pte | PTE_A | (access == MEM_STORE || access == MEM_AMO ? PTE_D : 0);
+}
+
+/* Write want into the entry at *slot if it still holds pte. */
+static bool update_ad(uint64_t *slot, uint64_t pte, uint64_t want)
+{
     if (want == pte)
         return true;
     return __atomic_compare_exchange_n(slot, &pte, want, false, __ATOMIC_SEQ_CST,
                                        __ATOMIC_SEQ_CST);
+}
+
+/* The host slot of the page-table entry at physical pa, or NULL (an access
+ * fault) if there is no RAM there or PMP refuses the walk's read of it: the
+ * walk's own accesses are checked as S-mode ones (privileged spec 3.7.1).
+ * A debugger's look (debug) is not the hart's access: PMP does not apply. */
+static uint64_t *pte_slot(const CPUState *cpu, PageTableMem mem, uint64_t pa, bool debug)
+{
+    uint64_t *slot = mem(pa);
+    return slot && (debug || pmp_check(&cpu->priv.pmp, PRV_S, pa, 8, MEM_LOAD)) ? slot : NULL;
 }
 
 /*
@@ -84,7 +99,8 @@ static bool walk(CPUState *cpu, uint64_t va, enum mem_access access, int mode, b
         uint64_t base = (satp & PTE_PPN_MASK) << 12;
         for (int level = levels - 1; level >= 0; level--) {
             uint64_t vpn = (va >> (12 + 9 * level)) & 0x1ff;
-            uint64_t *slot = mem(base + vpn * 8);
+            uint64_t pte_pa = base + vpn * 8;
+            uint64_t *slot = pte_slot(cpu, mem, pte_pa, debug);
             if (!slot)
                 return access_fault(fault, va, access);
             uint64_t pte = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
@@ -103,7 +119,10 @@ static bool walk(CPUState *cpu, uint64_t va, enum mem_access access, int mode, b
                 return page_fault(fault, va, access);   /* misaligned superpage */
             if (!debug && !leaf_allows(cpu, pte, access, mode))
                 return page_fault(fault, va, access);
-            if (!debug && !update_ad(slot, pte, access))
+            uint64_t want = debug ? pte : with_ad(pte, access);
+            if (want != pte && !pmp_check(&cpu->priv.pmp, PRV_S, pte_pa, 8, MEM_STORE))
+                return access_fault(fault, va, access);
+            if (!update_ad(slot, pte, want))
                 goto again;                             /* changed under us: walk again */
             out->pa = (ppn << 12) | (va & (span - 1));
             out->page_mask = span - 1;

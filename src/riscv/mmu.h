@@ -7,7 +7,9 @@
  * fault-instead is not offered).
  *
  * Page-table entries are read and written through the machine's physical
- * memory (PageTableMem); an entry outside RAM is an access fault.
+ * memory (PageTableMem); an entry outside RAM, or one PMP does not let
+ * S-mode read (or write, to set A/D), is an access fault. The translated
+ * address itself is not checked here: PMP on it is the caller's (pmp.h).
  */
 #ifndef XLAT_RISCV_MMU_H
 #define XLAT_RISCV_MMU_H

@@ -7,9 +7,9 @@
  * WARL fields keep the legal part of a write: mstatus.MPP refuses 2, the
  * trap vectors' mode refuses anything but direct and vectored, satp refuses
  * a mode other than bare/Sv39/Sv48/Sv57 as a whole (Linux probes Sv57,
- * then Sv48, by writing and reading back), xepc clears bit 0. PMP entries
- * keep what is written and check nothing: every access is allowed, which
- * is what firmware needs of them here. Counters: cycle and instret are the
+ * then Sv48, by writing and reading back), xepc clears bit 0. The PMP
+ * CSRs are pmp.c's (a write that changes an entry drops cached
+ * translations: they carry PMP's answer). Counters: cycle and instret are the
  * interpreter's retired count, time is the machine's mtime; hpmcounters
  * read zero. mcountinhibit is hardwired to zero (WARL): the counters
  * always count.
@@ -179,16 +179,8 @@ static bool csr_get(CPUState *cpu, unsigned csr, uint64_t *v)
     default:
         break;
     }
-    if (csr >= 0x3a0 && csr < 0x3a0 + PMP_ENTRIES / 4) {                       /* pmpcfg0, 2 */
-        if (csr & 1)
-            return false;                                   /* odd ones are RV32's */
-        *v = p->pmpcfg[(csr - 0x3a0) / 2];
-        return true;
-    }
-    if (csr >= 0x3b0 && csr < 0x3b0 + 64) {                                    /* pmpaddr0..63 */
-        *v = csr < 0x3b0 + PMP_ENTRIES ? p->pmpaddr[csr - 0x3b0] : 0;
-        return true;
-    }
+    if (csr >= 0x3a0 && csr <= 0x3ef)                      /* pmpcfg0..15, pmpaddr0..63 */
+        return pmp_csr_read(&p->pmp, csr, v);
     if ((csr >= 0xc03 && csr <= 0xc1f) || (csr >= 0xb03 && csr <= 0xb1f) ||   /* hpmcounters */
         (csr >= 0x323 && csr <= 0x33f)) {                                      /* mhpmevents */
         *v = 0;
@@ -291,13 +283,9 @@ static bool csr_set(CPUState *cpu, unsigned csr, uint64_t v)
     default:
         break;
     }
-    if (csr >= 0x3a0 && csr < 0x3a0 + PMP_ENTRIES / 4) {
-        p->pmpcfg[(csr - 0x3a0) / 2] = v & 0x9f9f9f9f9f9f9f9fULL;   /* no R/W/X/A/L reserved bits */
-        return true;
-    }
-    if (csr >= 0x3b0 && csr < 0x3b0 + 64) {
-        if (csr < 0x3b0 + PMP_ENTRIES)
-            p->pmpaddr[csr - 0x3b0] = v & ((1ULL << 54) - 1);
+    if (csr >= 0x3a0 && csr <= 0x3ef) {
+        if (pmp_csr_write(&p->pmp, csr, v))
+            mmu_changed(cpu, true, 0);
         return true;
     }
     return (csr >= 0xb03 && csr <= 0xb1f) || (csr >= 0x323 && csr <= 0x33f);   /* read 0 */
@@ -493,6 +481,9 @@ void priv_reset(CPUState *cpu, uint64_t hartid, int mode)
                             (1ULL << CAUSE_ECALL_U) | (1ULL << CAUSE_FETCH_PAGE_FAULT) |
                             (1ULL << CAUSE_LOAD_PAGE_FAULT) | (1ULL << CAUSE_STORE_PAGE_FAULT);
         cpu->priv.stimecmp = UINT64_MAX;
+        /* and PMP open to S and U (OpenSBI's last entry): with no entry
+         * on, every S and U access would fail. */
+        pmp_open_all(&cpu->priv.pmp);
     }
     cpu->priv.mstatus = mode == PRV_M ? 0 : MSTATUS_FS & (1ULL << 13);    /* FS Initial */
     mmu_changed(cpu, true, 0);

@@ -3,7 +3,8 @@
  * Sv48/Sv57 paging): the state a hart carries beside its user registers,
  * and the operations on it that the interpreter (CSR instructions, mret,
  * sret, sfence.vma, wfi) and a machine's hart loop (traps, interrupts) use.
- * priv.c implements the CSRs, traps and interrupts, mmu.c the page walk.
+ * priv.c implements the CSRs, traps and interrupts, mmu.c the page walk,
+ * pmp.c physical memory protection.
  *
  * User mode has none of it: cpu->priv.on is false there, the hart is
  * always in U-mode, and every privileged CSR or instruction is illegal.
@@ -15,6 +16,8 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+
+#include "riscv/pmp.h"
 
 /* Privilege levels. */
 enum { PRV_U = 0, PRV_S = 1, PRV_M = 3 };
@@ -68,8 +71,6 @@ enum {
 /* satp modes. */
 enum { SATP_BARE = 0, SATP_SV39 = 8, SATP_SV48 = 9, SATP_SV57 = 10 };
 
-#define PMP_ENTRIES 16
-
 typedef struct RiscvPriv {
     bool on;                /* the privileged architecture exists (system mode) */
     uint8_t mode;           /* PRV_U, PRV_S or PRV_M */
@@ -85,8 +86,7 @@ typedef struct RiscvPriv {
     uint64_t mcounteren, scounteren;
     uint64_t menvcfg, senvcfg;
     uint64_t stimecmp;      /* Sstc: STIP while time >= this (menvcfg.STCE) */
-    uint64_t pmpcfg[PMP_ENTRIES / 8];
-    uint64_t pmpaddr[PMP_ENTRIES];
+    PmpState pmp;           /* pmpcfg, pmpaddr and their regions (pmp.c) */
 } RiscvPriv;
 
 struct CPUState;

@@ -94,7 +94,8 @@ static void priv_timer_changed(CPUState *cpu) { hart_timer_changed(hart_of(cpu))
 /*
  * Sleeps until the earliest deadline no hart has been woken for, and kicks
  * that hart. A hart's deadline counts as served once kicked for it, until
- * it changes (hart_timer_changed wakes this thread to look again).
+ * it changes or mtime is set back before it (hart_timer_changed wakes this
+ * thread to look again).
  */
 static void *timer_thread(void *arg)
 {
@@ -106,8 +107,11 @@ static void *timer_thread(void *arg)
         uint64_t now = machine_mtime(), next = UINT64_MAX;
         for (unsigned i = 0; i < machine.nharts; i++) {
             uint64_t d = timer_deadline(machine.harts[i]);
-            if (d == served[i])
-                continue;
+            if (d == served[i]) {
+                if (d <= now)
+                    continue;
+                served[i] = UINT64_MAX;             /* mtime set back: due again */
+            }
             if (d <= now) {
                 served[i] = d;
                 hart_kick(machine.harts[i]);

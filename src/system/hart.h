@@ -29,8 +29,9 @@ enum { HSM_STARTED = 0, HSM_STOPPED = 1, HSM_START_PENDING = 2, HSM_STOP_PENDING
 /*
  * The hart's translation cache for the interpreter (sys_mem.c): direct
  * mapped by virtual page, tagged by page and effective privilege, with the
- * accesses a page walk allowed (1 << enum mem_access each: a store after a
- * load walks again, so D gets set). Emptied when translation may change.
+ * accesses a page walk and PMP allowed (1 << enum mem_access each: a store
+ * after a load walks again, so D gets set). Emptied when translation or
+ * PMP may change.
  */
 #define SYS_TLB_SIZE 256
 typedef struct SysTlbEntry {
@@ -38,6 +39,7 @@ typedef struct SysTlbEntry {
     uint64_t pa_page;                  /* pa >> 12 */
     uint8_t *host;                     /* the page in RAM, or NULL: a device */
     uint8_t mode, allow;
+    bool pmp_exact;                    /* PMP regions split the page: check each access */
 } SysTlbEntry;
 
 typedef struct Hart {

@@ -14,7 +14,12 @@
 
 Machine machine = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
+/* mtime = host CLOCK_MONOTONIC ticks since start_ns + mtime_offset (mod
+ * 2^64): the offset is what guest writes of mtime change. */
 static uint64_t start_ns;
+static uint64_t mtime_offset;
+
+#define NS_PER_TICK (1000000000ULL / MTIME_HZ)
 
 static uint64_t now_ns(void)
 {
@@ -23,18 +28,33 @@ static uint64_t now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
-uint64_t machine_mtime(void)
+/* Ticks since the start at host time ns. */
+static uint64_t raw_ticks(uint64_t ns)
 {
     if (!start_ns)
-        start_ns = now_ns();
-    return (now_ns() - start_ns) / (1000000000ULL / MTIME_HZ);
+        start_ns = ns;
+    return (ns - start_ns) / NS_PER_TICK;
+}
+
+uint64_t machine_mtime(void)
+{
+    return raw_ticks(now_ns()) + __atomic_load_n(&mtime_offset, __ATOMIC_ACQUIRE);
+}
+
+void machine_set_mtime(uint64_t t)
+{
+    __atomic_store_n(&mtime_offset, t - raw_ticks(now_ns()), __ATOMIC_RELEASE);
 }
 
 void machine_mtime_deadline(uint64_t t, struct timespec *abs)
 {
-    machine_mtime();                                    /* sets start_ns */
-    uint64_t step = 1000000000ULL / MTIME_HZ;
-    uint64_t ns = t > (UINT64_MAX - start_ns) / step ? UINT64_MAX / 2 : start_ns + t * step;
+    uint64_t ns = now_ns(), raw = raw_ticks(ns);
+    uint64_t m = raw + __atomic_load_n(&mtime_offset, __ATOMIC_ACQUIRE);
+    if (t > m) {                                        /* the start of tick t */
+        uint64_t tick_ns = start_ns + raw * NS_PER_TICK, d = t - m;
+        ns = d > (UINT64_MAX / 2 - tick_ns) / NS_PER_TICK ? UINT64_MAX / 2
+                                                          : tick_ns + d * NS_PER_TICK;
+    }
     abs->tv_sec = (time_t)(ns / 1000000000ULL);
     abs->tv_nsec = (long)(ns % 1000000000ULL);
 }

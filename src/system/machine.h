@@ -103,10 +103,16 @@ static inline void *machine_ram_ptr(uint64_t pa, uint64_t len)
 /* Raise or lower PLIC interrupt source irq (1..VIRT_PLIC_NDEV). Any thread. */
 void machine_set_irq(unsigned irq, bool level);
 
-/* The machine's clock (mtime, the time CSR): ticks of MTIME_HZ since start. */
+/* The machine's clock (mtime, the time CSR, the timer compares): ticks of
+ * MTIME_HZ since start, plus what guest writes of mtime moved it by. */
 uint64_t machine_mtime(void);
 
-/* The host CLOCK_MONOTONIC time at which mtime reaches t (for timed waits). */
+/* mtime becomes t and counts on from there (an ACLINT write). The caller
+ * tells the harts: their timer comparisons change. */
+void machine_set_mtime(uint64_t t);
+
+/* The host CLOCK_MONOTONIC time at which mtime reaches t (now, if it has;
+ * for timed waits). */
 struct timespec;
 void machine_mtime_deadline(uint64_t t, struct timespec *abs);
 

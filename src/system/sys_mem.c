@@ -9,6 +9,12 @@
  * byte translated on its own page, so a fault names the first byte that
  * faults. Fetches and AMOs need RAM. A superpage is cached as the 4 KiB
  * entries used, so a one-address flush inside one empties the TLB.
+ *
+ * PMP (riscv/pmp.h) is checked here, on the physical address, for every
+ * access at the privilege it is made with (MPRV applied): at a TLB fill,
+ * whose entry then keeps the answer if PMP gives it for the whole page,
+ * and otherwise at every access through that entry. A refused access is
+ * an access fault (logged under -d mmu).
  */
 #include "system/sys_mem.h"
 
@@ -17,6 +23,7 @@
 
 #include "exec/settings.h"
 #include "riscv/mmu.h"
+#include "riscv/pmp.h"
 #include "system/hart.h"
 #include "system/machine.h"
 
@@ -58,31 +65,55 @@ static void note_superpage(const Hart *h, uint64_t va, uint64_t page_mask)
         super_span[h->id].hi = hi;
 }
 
+static const char *access_name(enum mem_access access)
+{
+    return access == MEM_FETCH ? "fetch" : access == MEM_LOAD ? "load" : "store";
+}
+
 static bool no_memory(uint64_t va, uint64_t pa, enum mem_access access, MemFault *fault)
 {
     xlat_log(LOG_GUEST_ERRORS, "xlat-system: %s at physical %#llx (virtual %#llx): nothing there\n",
-             access == MEM_FETCH ? "fetch" : access == MEM_LOAD ? "load" : "store",
-             (unsigned long long)pa, (unsigned long long)va);
+             access_name(access), (unsigned long long)pa, (unsigned long long)va);
     *fault = (MemFault){ .kind = MEM_FAULT_BUS, .access = (uint8_t)access, .addr = va };
     return false;
 }
 
-/* The TLB entry of va for access, walking and filling on a miss. */
-static const SysTlbEntry *lookup(CPUState *cpu, uint64_t va, enum mem_access access,
-                                 MemFault *fault)
+/* Does PMP let an access of size bytes at physical pa through? If not, an
+ * access fault. *page_wide (if wanted): the answer holds for the page. */
+static bool pmp_allows(const CPUState *cpu, uint64_t va, uint64_t pa, unsigned size,
+                       enum mem_access access, int mode, bool *page_wide, MemFault *fault)
+{
+    bool wide;
+    unsigned need = pmp_need(access);
+    bool ok = (pmp_perms(&cpu->priv.pmp, mode, pa, size, &wide) & need) == need;
+    if (page_wide)
+        *page_wide = wide;
+    if (ok)
+        return true;
+    xlat_log(LOG_MMU, "pmp: %c-mode %s at physical %#llx (virtual %#llx, pc %#llx) refused\n",
+             "USHM"[mode & 3], access_name(access), (unsigned long long)pa,
+             (unsigned long long)va, (unsigned long long)cpu->pc);
+    *fault = (MemFault){ .kind = MEM_FAULT_BUS, .access = (uint8_t)access, .addr = va };
+    return false;
+}
+
+/* A TLB miss: walk, check PMP, and fill e. PMP's answer is kept with the
+ * entry when it holds for the whole page; otherwise the entry says so and
+ * every access through it is checked (lookup). */
+static const SysTlbEntry *fill(CPUState *cpu, SysTlbEntry *e, uint64_t va, unsigned size,
+                               enum mem_access access, int mode, MemFault *fault)
 {
     Hart *h = hart_of(cpu);
-    int mode = mmu_effective_mode(cpu, access);
-    SysTlbEntry *e = &h->tlb[(va >> 12) % SYS_TLB_SIZE];
-    if (e->vpage == va >> 12 && e->mode == mode && (e->allow & (1u << access)))
-        return e;
     MmuResult r;
     if (!mmu_translate(cpu, va, access, sys_phys_u64, &r, fault)) {
-        xlat_log(LOG_MMU, "mmu: %s page fault at %#llx (pc %#llx)\n",
-                 access == MEM_FETCH ? "fetch" : access == MEM_LOAD ? "load" : "store",
-                 (unsigned long long)va, (unsigned long long)cpu->pc);
+        xlat_log(LOG_MMU, "mmu: %s %s fault at %#llx (pc %#llx)\n", access_name(access),
+                 fault->kind == MEM_FAULT_BUS ? "access" : "page", (unsigned long long)va,
+                 (unsigned long long)cpu->pc);
         return NULL;
     }
+    bool page_wide;
+    if (!pmp_allows(cpu, va, r.pa, size, access, mode, &page_wide, fault))
+        return NULL;
     uint64_t pa_page = r.pa >> 12;
     uint8_t *host = machine_ram_ptr(pa_page << 12, 4096);
     if (!host && !machine_find_mmio(r.pa)) {
@@ -93,8 +124,24 @@ static const SysTlbEntry *lookup(CPUState *cpu, uint64_t va, enum mem_access acc
         note_superpage(h, va, r.page_mask);
     bool same = e->vpage == va >> 12 && e->mode == mode && e->pa_page == pa_page;
     *e = (SysTlbEntry){ .vpage = va >> 12, .pa_page = pa_page, .host = host,
-                        .mode = (uint8_t)mode,
+                        .mode = (uint8_t)mode, .pmp_exact = !page_wide,
                         .allow = (uint8_t)((same ? e->allow : 0) | (1u << access)) };
+    return e;
+}
+
+/* The TLB entry of va for an access of size bytes (inside one page),
+ * walking and filling on a miss; NULL with *fault if the access faults. */
+static const SysTlbEntry *lookup(CPUState *cpu, uint64_t va, unsigned size,
+                                 enum mem_access access, MemFault *fault)
+{
+    Hart *h = hart_of(cpu);
+    int mode = mmu_effective_mode(cpu, access);
+    SysTlbEntry *e = &h->tlb[(va >> 12) % SYS_TLB_SIZE];
+    if (!(e->vpage == va >> 12 && e->mode == mode && (e->allow & (1u << access))))
+        return fill(cpu, e, va, size, access, mode, fault);
+    if (e->pmp_exact &&
+        !pmp_allows(cpu, va, e->pa_page << 12 | (va & 0xfff), size, access, mode, NULL, fault))
+        return NULL;
     return e;
 }
 
@@ -116,7 +163,7 @@ static bool mmio(uint64_t va, uint64_t pa, unsigned size, bool store, uint64_t *
 static bool access_page(CPUState *cpu, uint64_t va, unsigned size, bool store, uint64_t *val,
                         MemFault *fault)
 {
-    const SysTlbEntry *e = lookup(cpu, va, store ? MEM_STORE : MEM_LOAD, fault);
+    const SysTlbEntry *e = lookup(cpu, va, size, store ? MEM_STORE : MEM_LOAD, fault);
     if (!e)
         return false;
     uint64_t off = va & 0xfff;
@@ -169,8 +216,8 @@ static bool sys_store(CPUState *cpu, uint64_t addr, unsigned size, uint64_t val,
 static void *sys_slow(CPUState *cpu, uint64_t addr, unsigned size, enum mem_access access,
                       MemFault *fault)
 {
-    (void)size;                             /* never across a page (guest_mem.h) */
-    const SysTlbEntry *e = lookup(cpu, addr, access, fault);
+    /* never across a page (guest_mem.h) */
+    const SysTlbEntry *e = lookup(cpu, addr, size, access, fault);
     if (!e)
         return NULL;
     if (!e->host) {

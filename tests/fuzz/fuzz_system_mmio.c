@@ -58,7 +58,7 @@
  * zeroed (MADV_DONTNEED), the exit request cleared (sifive_test's
  * poweroff only sets it), every virtio slot's Status written 0 (a device
  * reset), the PLIC's claims completed and priorities, enables and
- * thresholds zeroed, ACLINT msip 0 and mtimecmp all ones, the UART's
+ * thresholds zeroed, ACLINT msip 0, mtimecmp all ones and mtime 0, the UART's
  * control registers and receive FIFO cleared, the RTC's alarm and
  * interrupt cleared and its time set back to the host's, the harts' mip
  * zeroed. What carries over: UART input still in the pipe or the backlog
@@ -457,6 +457,7 @@ static void machine_reset(void)
         bus_write(VIRT_ACLINT_BASE + 4 * h, 4, 0);
         bus_write(VIRT_ACLINT_BASE + 0x4000 + 8 * h, 8, UINT64_MAX);
     }
+    bus_write(VIRT_ACLINT_BASE + 0xbff8, 8, 0);    /* mtime, which inputs may set */
 
     uint64_t u = VIRT_UART0_BASE;
     bus_write(u + 3, 1, 0);            /* LCR (DLAB off) */

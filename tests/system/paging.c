@@ -215,6 +215,17 @@ static long s_permissions(long unused)
     expect_trap("AMO on a read-only page", PRV_S, EXC_STORE_PAGE, A(probe_amoadd_w),
                 PG(P_RO) + 16);
     traps_reset();
+    v = probe_lr_d(PG(P_RO) + 16);
+    expect_no_trap("lr.d on a read-only page (LR is a load)");
+    CHECK_EQ("lr.d on a read-only page: its data", v, pattern(1, 2));
+    traps_reset();
+    probe_lr_w(PG(P_XO));
+    expect_trap("lr.w on an execute-only page", PRV_S, EXC_LOAD_PAGE, A(probe_lr_w), PG(P_XO));
+    traps_reset();
+    probe_sc_w(PG(P_RO) + 16, 1);
+    expect_trap("sc.w on a read-only page", PRV_S, EXC_STORE_PAGE, A(probe_sc_w),
+                PG(P_RO) + 16);
+    traps_reset();
     probe_fetch(PG(P_RW));
     expect_trap("fetch from a page without X", PRV_S, EXC_FETCH_PAGE, PG(P_RW), PG(P_RW));
     traps_reset();

@@ -198,7 +198,8 @@ rim_exit:
     .option push
     .option norvc
     .globl probe_ld, probe_lw, probe_lbu, probe_sd, probe_sw, probe_amoadd_w
-    .globl probe_amoadd_d, probe_sc_w, probe_fetch, probe_unimp, probe_c_illegal
+    .globl probe_amoadd_d, probe_sc_w, probe_sc_d, probe_lr_w, probe_lr_d
+    .globl probe_fetch, probe_unimp, probe_c_illegal
     .globl probe_ecall, probe_ebreak, probe_c_ebreak, probe_mret, probe_sret, probe_wfi
     .globl probe_sfence, probe_csrr_mstatus, probe_rdtime, probe_rdcycle, probe_rdinstret
     .globl probe_rdhpm3, probe_fadd, probe_fmv, probe_frcsr, probe_stimecmp
@@ -218,6 +219,12 @@ probe_amoadd_w: amoadd.w a0, a1, (a0)
 probe_amoadd_d: amoadd.d a0, a1, (a0)
                 ret
 probe_sc_w:     sc.w a0, a1, (a0)
+                ret
+probe_sc_d:     sc.d a0, a1, (a0)
+                ret
+probe_lr_w:     lr.w a0, (a0)
+                ret
+probe_lr_d:     lr.d a0, (a0)
                 ret
 probe_fetch:    addi sp, sp, -16
                 sd ra, 0(sp)

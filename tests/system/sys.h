@@ -187,6 +187,9 @@ uint64_t probe_sw(uint64_t addr, uint64_t val);
 uint64_t probe_amoadd_w(uint64_t addr, uint64_t val);
 uint64_t probe_amoadd_d(uint64_t addr, uint64_t val);
 uint64_t probe_sc_w(uint64_t addr, uint64_t val);
+uint64_t probe_sc_d(uint64_t addr, uint64_t val);
+uint64_t probe_lr_w(uint64_t addr);
+uint64_t probe_lr_d(uint64_t addr);
 uint64_t probe_fetch(uint64_t addr);               /* jalr addr */
 void probe_unimp(void);                  /* .word 0xc0001073 (csrrw x0, cycle, x0) */
 void probe_c_illegal(void);              /* .half 0x0004 (c.addi4spn, imm 0: reserved) */

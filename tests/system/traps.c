@@ -61,6 +61,19 @@ static void m_exceptions(void)
     traps_reset();
     probe_sc_w(A(buf) + 1, 1);
     expect_trap("sc.w at +1", PRV_M, EXC_STORE_MISALIGNED, A(probe_sc_w), A(buf) + 1);
+    traps_reset();
+    probe_sc_d(A(buf) + 4, 1);
+    expect_trap("sc.d at +4", PRV_M, EXC_STORE_MISALIGNED, A(probe_sc_d), A(buf) + 4);
+    /* LR is a load: load address misaligned (Spike; QEMU). */
+    traps_reset();
+    probe_lr_w(A(buf) + 2);
+    expect_trap("lr.w at +2", PRV_M, EXC_LOAD_MISALIGNED, A(probe_lr_w), A(buf) + 2);
+    traps_reset();
+    probe_lr_d(A(buf) + 4);
+    expect_trap("lr.d at +4", PRV_M, EXC_LOAD_MISALIGNED, A(probe_lr_d), A(buf) + 4);
+    traps_reset();
+    CHECK_EQ("aligned lr.d", probe_lr_d(A(buf)), 0x1111111111111111UL);
+    expect_no_trap("aligned lr.d");
     CHECK_EQ("memory untouched by the misaligned AMOs", buf[0], 0x1111111111111111UL);
     traps_reset();
     uint64_t old = probe_amoadd_d(A(buf), 5);

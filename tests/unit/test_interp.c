@@ -470,6 +470,20 @@ static void test_atomics(void)
     CHECK_EQ(cpu.fault.addr, a + 4);
     CHECK_EQ(cpu.pc, CODE);
     CHECK_EQ(cpu.x[4], 1234);
+
+    /* misaligned LR: SIGBUS/BUS_ADRALN too, reported as a load's fault */
+    cpu.x[11] = a + 2;
+    CHECK_EQ(step1(amo(OP_lr_w, 4, 11, 0)), EXIT_FAULT);
+    CHECK_EQ(cpu.fault.kind, MEM_FAULT_MISALIGNED);
+    CHECK_EQ(cpu.fault.access, MEM_LOAD);
+    CHECK_EQ(FSIG, SIGBUS);
+    CHECK_EQ(FCODE, BUS_ADRALN);
+    CHECK_EQ(cpu.fault.addr, a + 2);
+    CHECK_EQ(cpu.x[4], 1234);
+    CHECK_EQ(step1(amo(OP_sc_d, 4, 11, 3)), EXIT_FAULT);
+    CHECK_EQ(cpu.fault.kind, MEM_FAULT_MISALIGNED);
+    CHECK_EQ(cpu.fault.access, MEM_AMO);
+    CHECK_EQ(FCODE, BUS_ADRALN);
 }
 
 static void test_csr(void)

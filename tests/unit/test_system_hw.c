@@ -5,7 +5,8 @@
  *     (priority, then lowest id), claim/complete of level-triggered
  *     sources, MEIP/SEIP per context, unimplemented registers;
  *   - ACLINT: msip -> MSIP, both halves of mtimecmp and the hart's
- *     notification, mtime advancing at MTIME_HZ;
+ *     notification, mtime advancing at MTIME_HZ, mtime writes (both
+ *     halves, MTIP compared again, the timers re-armed, the deadlines);
  *   - ns16550a UART: output to a pipe, LSR/IIR/MSR bits, DLAB, interrupts
  *     (THRE, received data, timeout, modem status), the 16-byte FIFO and
  *     overrun in loopback, host input through a pipe with flow control,
@@ -377,8 +378,34 @@ static void aclint_mtime(void)
     CHECK_EQ(rd32(MTIME + 4), rd(MTIME, 8) >> 32);
     uint64_t full = rd(MTIME, 8);
     CHECK((uint32_t)(rd32(MTIME) - (uint32_t)full) < MTIME_HZ / 10);   /* the low half */
-    wr(MTIME, 8, 0);                                 /* ignored */
-    CHECK(rd(MTIME, 8) >= t1);
+
+    /* Writable: 8 bytes or a half; it counts on from the value written. */
+    uint64_t k = timer_changes[0];
+    wr(MTIME, 8, 1ULL << 40);
+    uint64_t m = rd(MTIME, 8);
+    CHECK(m >= 1ULL << 40 && m - (1ULL << 40) < MTIME_HZ);
+    if (fake_harts())
+        CHECK(timer_changes[0] > k);                 /* the harts re-arm their timers */
+    wr32(MTIME + 4, 7);
+    CHECK_EQ(rd(MTIME, 8) >> 32, 7);
+    wr32(MTIME, 0);
+    CHECK(rd32(MTIME) < MTIME_HZ);
+    CHECK_EQ(rd32(MTIME + 4), 7);
+    harts[0].mtimecmp = (7ULL << 32) + 10 * MTIME_HZ;
+    CHECK(!(mip(0) & MIP_MTIP));
+    wr(MTIME, 8, (7ULL << 32) + 11 * MTIME_HZ);      /* past hart 0's mtimecmp */
+    CHECK(mip(0) & MIP_MTIP);
+    wr(MTIME, 8, t1);                                /* back */
+    CHECK(!(mip(0) & MIP_MTIP));
+    harts[0].mtimecmp = UINT64_MAX;
+    struct timespec ts;
+    uint64_t before = now_ns(CLOCK_MONOTONIC);
+    machine_mtime_deadline(rd(MTIME, 8) + MTIME_HZ / 100, &ts);   /* 10 ms on */
+    uint64_t at = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+    CHECK(at >= before + 9000000 && at <= before + 11000000 + 50000000);
+    machine_mtime_deadline(0, &ts);                  /* passed: now */
+    at = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+    CHECK(at >= before && at <= now_ns(CLOCK_MONOTONIC));
 }
 
 /* -- sifive_test ---------------------------------------------------------- */

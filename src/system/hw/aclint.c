@@ -10,10 +10,12 @@
  * MTIP follows a write of mtimecmp at once (mip read right after it shows
  * the new comparison); as mtime advances, the hart loop compares
  * machine_mtime() with Hart.mtimecmp, and is told of every new compare
- * value through hart_timer_changed(). mtime is read-only here:
- * machine_mtime() is also the time CSR and the harts' timer base, so a
- * write (which QEMU implements and no Linux or OpenSBI on one MTIMER makes)
- * is ignored rather than letting this register drift from them.
+ * value through hart_timer_changed(). mtime is writable (8 bytes, or
+ * either half), as on QEMU: the write sets machine_mtime() itself
+ * (machine_set_mtime), so the time CSR, both timer compares (mtimecmp,
+ * Sstc's stimecmp) and the harts' timed waits all follow it; every hart's
+ * MTIP is compared again at once and its wake-up re-armed. The goldfish
+ * RTC keeps host wall time.
  *
  * mtimecmp is written under Hart.lock and stored atomically (the harts'
  * timer thread reads it without the lock).
@@ -112,6 +114,19 @@ static void mtimecmp_write(uint64_t off, unsigned size, uint64_t val)
     hart_timer_changed(h);
 }
 
+/* -- mtime ---------------------------------------------------------------- */
+
+static void mtime_write(uint64_t off, unsigned size, uint64_t val)
+{
+    machine_set_mtime(reg64_write(machine_mtime(), off % 8, size, val));
+    for (unsigned i = 0; i < machine.nharts; i++) {
+        Hart *h = machine.harts[i];
+        uint64_t cmp = __atomic_load_n(&h->mtimecmp, __ATOMIC_ACQUIRE);
+        hart_set_mip(h, MIP_MTIP, machine_mtime() >= cmp);
+        hart_timer_changed(h);                          /* deadlines moved */
+    }
+}
+
 /* -- The window ----------------------------------------------------------- */
 
 static bool access_ok(uint64_t off, unsigned size)
@@ -141,7 +156,8 @@ static void aclint_write(void *opaque, uint64_t off, unsigned size, uint64_t val
             msip_write((off - ACLINT_MSIP) / 4, val);
     } else if (off < ACLINT_MTIME)
         mtimecmp_write(off, size, val);
-    /* mtime: read-only here (see the top of the file) */
+    else
+        mtime_write(off, size, val);
 }
 
 static const MmioOps aclint_ops = { aclint_read, aclint_write };
