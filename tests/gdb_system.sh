@@ -111,6 +111,8 @@ int main(void)
     l1[0] = leaf((uint64_t)l0, PTE_V);
     l0[0] = leaf((uint64_t)data_page, PTE_V | PTE_R | PTE_W);             /* no A, no D */
     asm volatile("csrw satp, %0; sfence.vma" :: "r"(8UL << 60 | (uint64_t)root >> 12));
+    /* S-mode may reach memory only through PMP: one entry opens it all. */
+    asm volatile("csrw pmpaddr0, %0; csrw pmpcfg0, %1" :: "r"(~0UL >> 10), "r"(0x1fUL));
     asm volatile("csrw mepc, %0; li t0, 3 << 11; csrc mstatus, t0; li t0, 1 << 11; "
                  "csrs mstatus, t0; mret" :: "r"(smode_main) : "t0");
     return 0;
