@@ -126,6 +126,13 @@ check-containers: deps
 	@$(MAKE) --no-print-directory SAN=0 static
 	@tests/containers.sh $(BUILD)
 
+# Guest 2 of xlat-system: Debian with systemd on a virtio-blk root, to a
+# login on the serial console (tests/system_full.sh); the first run builds
+# the disk image (scripts/system-disk.sh), too long for check.
+check-system-full: deps
+	@$(MAKE) --no-print-directory all
+	@tests/system_full.sh $(BUILD)
+
 # libFuzzer targets (tests/fuzz/), FUZZ_SECONDS each (make check runs 15 s).
 FUZZ_SECONDS ?= 300
 fuzz: deps
@@ -167,6 +174,6 @@ uninstall:
 clean:
 	rm -rf build build-san build-static
 
-.PHONY: all static unit deps check check-san check-containers fuzz demo bench install uninstall clean
+.PHONY: all static unit deps check check-san check-containers check-system-full fuzz demo bench install uninstall clean
 
 -include $(OBJS:.o=.d) $(UNIT_BINS:=.d)

@@ -22,6 +22,7 @@ PKGS=(
     python3                          # bench/run, tests/tools/console.py
     debootstrap                      # fetches real riscv64 Debian programs
     debian-archive-keyring           # ... and verifies them
+    e2fsprogs kmod                   # scripts/system-disk.sh: mke2fs -d, depmod
     file coreutils diffutils util-linux gzip
 )
 

@@ -7,27 +7,33 @@
 #                                            Image with the RISC-V header
 #   INITRD=.../initramfs.cpio.gz             busybox initramfs (newc, gzip)
 #   KERNEL_VERSION=6.12.NN+deb13-riscv64
+#   KERNEL_DEB=.../linux-image-VER.deb       the kernel package, kept for its
+#                                            modules (scripts/system-disk.sh)
 #
 #   scripts/system-guest.sh            fetch if needed, print the paths
 #   scripts/system-guest.sh --force    fetch the newest kernel and rebuild
 #   scripts/system-guest.sh --modules  INITRD is the initramfs with modules:
-#                                      initramfs-modules.cpio.gz (both
-#                                      options combine, in any order)
+#                                      initramfs-modules.cpio.gz
+#   scripts/system-guest.sh --root     INITRD is initramfs-root.cpio.gz,
+#                                      which also loads ext4 (--force
+#                                      combines with either)
 #
 # The kernel: `linux-image-riscv64` is a metapackage; its Depends names the
 # real package (linux-image-6.12.NN+deb13-riscv64), whose /boot/vmlinux-VER
 # is, despite the name, not an ELF file but the uncompressed `Image`
 # (arch/riscv/boot/Image, with the EFI stub's "MZ" and the RISC-V boot
 # header: magic "RISCV" at 0x30, "RSC\x05" at 0x38, text_offset 0x200000).
-# That file is copied out as Image-VER; of the rest, only the modules below
-# are kept, inside the second initramfs.
+# That file is copied out as Image-VER, and the package is kept for the
+# modules a root file system needs (scripts/system-disk.sh); of the rest,
+# only the modules below are kept, inside the second initramfs.
 #
-# Modules: Debian builds virtio_mmio, virtio_blk and virtio-rng as modules
-# (=m; virtio itself, virtio_ring and hw_random are built in), so a guest
-# with virtio-mmio disks needs an initramfs that loads them.
+# Modules: Debian builds virtio_mmio, virtio_blk, virtio-rng, virtio_net and
+# ext4 as modules (=m; virtio itself, virtio_ring and hw_random are built
+# in), so a guest with virtio-mmio disks or an ext4 root needs an initramfs
+# that loads them.
 # initramfs-modules.cpio.gz is the same initramfs plus MODULES and every
 # module they depend on, in /lib/modules/NAME.ko, and /lib/modules/load-order
-# (dependencies first). The package has no modules.dep (depmod makes it at
+# (dependencies first); initramfs-root.cpio.gz the same with ROOT_MODULES. The package has no modules.dep (depmod makes it at
 # install time), so dependencies come from each module's own .modinfo
 # `depends=` field. Debian compresses modules with xz and busybox's insmod
 # may not read xz, so they are stored decompressed.
@@ -46,8 +52,12 @@
 # /dev/console (a character node is only a header field in newc), /init.
 # /init installs busybox's applet links, mounts proc, sysfs and devtmpfs,
 # insmods the modules of /lib/modules/load-order if there is one (printing
-# `xlat-initramfs: modules: NAME...`), prints `xlat-initramfs: ready` and runs
-# a shell on the console.
+# `xlat-initramfs: modules: NAME...`). Given `root=DEV` on the kernel
+# command line (with `rootfstype=` (default ext4), `ro`, `init=` (default
+# /sbin/init), as the kernel itself reads them), it waits up to 10 s for DEV,
+# mounts it, moves /dev, /proc and /sys there and switch_roots to init, as
+# Debian's initramfs-tools would. Otherwise, or if the mount fails, it prints
+# `xlat-initramfs: ready` and runs a shell on the console.
 #
 # Cached in ${XDG_CACHE_HOME:-$HOME/.cache}/xlat/system behind a stamp file
 # written last (its first line names the packages and the /init script's
@@ -82,34 +92,58 @@ if [ -f /lib/modules/load-order ]; then
     done
     echo "xlat-initramfs: modules:" $(cat /lib/modules/load-order)
 fi
+root= rootfstype=ext4 rootflags=rw init=/sbin/init
+for arg in $(cat /proc/cmdline); do
+    case $arg in
+        root=*) root=${arg#root=} ;;
+        rootfstype=*) rootfstype=${arg#rootfstype=} ;;
+        ro) rootflags=ro ;;
+        init=*) init=${arg#init=} ;;
+    esac
+done
+if [ -n "$root" ]; then
+    n=0
+    while [ ! -b "$root" ] && [ $n -lt 100 ]; do sleep 0.1; n=$((n + 1)); done
+    mkdir -p /newroot
+    if mount -t "$rootfstype" -o "$rootflags" "$root" /newroot; then
+        echo "xlat-initramfs: switching to $root ($rootfstype, $rootflags), init $init"
+        for d in dev proc sys; do mkdir -p /newroot/$d; mount --move /$d /newroot/$d; done
+        exec switch_root /newroot "$init"
+    fi
+    echo "xlat-initramfs: cannot mount $root as $rootfstype; staying in the initramfs"
+fi
 echo "xlat-initramfs: ready"
-exec setsid cttyhack sh
-'
+exec setsid cttyhack sh'
 
-# The modules of initramfs-modules.cpio.gz (their dependencies come along).
+# The modules of initramfs-modules.cpio.gz and initramfs-root.cpio.gz (their
+# dependencies come along). ext4 asks for crc32c through the crypto API (a
+# softdep, not a depends=), so crc32c_generic is named before it. ext4 is
+# kept out of the first: loading it takes the interpreter half a minute.
 MODULES="virtio_mmio virtio_blk virtio_rng virtio_net"
+ROOT_MODULES="$MODULES crc32c_generic ext4"
 
-WANT="packages: linux-image-riscv64 busybox-static; init: $(printf %s "$INIT_SCRIPT" | sha256sum | cut -c1-16); modules: $MODULES"
+WANT="packages: linux-image-riscv64 busybox-static; init: $(printf %s "$INIT_SCRIPT" | sha256sum | cut -c1-16); modules: $MODULES; root: $ROOT_MODULES"
 
 ready() { [[ -f $STAMP ]] && [[ $(head -n 1 "$STAMP") == "$WANT" ]]; }
 
-# KEY=VALUE lines from the stamp (written at the end); with --modules, the
-# initramfs with modules is INITRD.
+# KEY=VALUE lines from the stamp (written at the end); with --modules or
+# --root, INITRD is that variant's initramfs.
 report() {
-    if [[ $WITH_MODULES -eq 1 ]]; then
-        sed -n -e '/^out: INITRD=/d' -e 's/^out: //p' -e 's/^out-modules: //p' "$STAMP"
+    if [[ -n $VARIANT ]]; then
+        sed -n -e '/^out: INITRD=/d' -e 's/^out: //p' -e "s/^out-$VARIANT: //p" "$STAMP"
     else
         sed -n 's/^out: //p' "$STAMP"
     fi
 }
 
 FORCE=0
-WITH_MODULES=0
+VARIANT=
 for arg in "$@"; do
     case $arg in
         --force) FORCE=1 ;;
-        --modules) WITH_MODULES=1 ;;
-        *) say "unknown option '$arg' (--force, --modules)"; exit 1 ;;
+        --modules) VARIANT=modules ;;
+        --root) VARIANT=root ;;
+        *) say "unknown option '$arg' (--force, --modules, --root)"; exit 1 ;;
     esac
 done
 if [[ $FORCE -eq 0 ]] && ready; then report; exit 0; fi
@@ -193,8 +227,6 @@ modfile() {
 
 # add_module NAME: unpack NAME into MODSTAGE and append it to ORDER after
 # the modules it depends on.
-declare -A SEEN=()
-ORDER=()
 add_module() {
     local n=${1//-/_} f deps d
     [[ -n ${SEEN[$n]:-} ]] && return 0
@@ -210,9 +242,20 @@ add_module() {
     for d in ${deps//,/ }; do add_module "$d"; done
     ORDER+=("$n")
 }
-for m in $MODULES; do add_module "$m"; done
-printf '%s\n' "${ORDER[@]}" >"$MODSTAGE/load-order"
-say "modules: ${ORDER[*]}"
+# load_order NAME MODULES...: MODSTAGE/load-order-NAME, the modules and
+# their dependencies, dependencies first.
+load_order() {
+    local name=$1 m; shift
+    declare -gA SEEN=()
+    ORDER=()
+    for m in "$@"; do add_module "$m"; done
+    printf '%s\n' "${ORDER[@]}" >"$MODSTAGE/load-order-$name"
+    say "modules ($name): ${ORDER[*]}"
+}
+# shellcheck disable=SC2086
+load_order modules $MODULES
+# shellcheck disable=SC2086
+load_order root $ROOT_MODULES
 
 # ---- the initramfs: a newc cpio written directly -------------------------------
 
@@ -243,7 +286,8 @@ file() { entry "$1" $((0100000 | $2)) "$(stat -c %s "$3")" 0 0 "$3"; }
 link() { printf %s "$2" >"$STAGE/link"; entry "$1" $((0120000 | 0777)) "${#2}" 0 0 "$STAGE/link"; }
 cdev() { entry "$1" $((0020000 | 0600)) 0 "$2" "$3"; }
 
-# write_cpio WITH_MODULES: the archive, on stdout.
+# write_cpio [LOAD_ORDER]: the archive, with the modules LOAD_ORDER lists, on
+# stdout.
 write_cpio() {
     INO=1000
     for d in bin dev proc sys tmp root; do dir "$d"; done
@@ -251,30 +295,38 @@ write_cpio() {
     file bin/busybox 0755 "$BUSYBOX"
     link bin/sh busybox
     file init 0755 "$STAGE/init"
-    if [[ $1 -eq 1 ]]; then
+    if [[ -n ${1:-} ]]; then
         dir lib
         dir lib/modules
-        for m in "${ORDER[@]}"; do file "lib/modules/$m.ko" 0644 "$MODSTAGE/$m.ko"; done
-        file lib/modules/load-order 0644 "$MODSTAGE/load-order"
+        for m in $(cat "$1"); do file "lib/modules/$m.ko" 0644 "$MODSTAGE/$m.ko"; done
+        file lib/modules/load-order 0644 "$1"
     fi
     entry TRAILER!!! 0 0 0 0
 }
 
 printf %s "$INIT_SCRIPT" >"$STAGE/init"
-write_cpio 0 >"$CPIO"
+write_cpio >"$CPIO"
 gzip -9 -n -c "$CPIO" >"$CPIO.gz"
-write_cpio 1 >"$CPIO-modules"
-gzip -9 -n -c "$CPIO-modules" >"$CPIO-modules.gz"
+for v in modules root; do
+    write_cpio "$MODSTAGE/load-order-$v" >"$CPIO-$v"
+    gzip -9 -n -c "$CPIO-$v" >"$CPIO-$v.gz"
+done
 
 # ---- publish ---------------------------------------------------------------------
 
 KERNEL=$DIR/Image-$KVER
 INITRD=$DIR/initramfs.cpio.gz
 INITRD_MODULES=$DIR/initramfs-modules.cpio.gz
+INITRD_ROOT=$DIR/initramfs-root.cpio.gz
+KERNEL_DEB=$DIR/$KPKG.deb
 cp "$KSRC" "$KERNEL.new" && mv "$KERNEL.new" "$KERNEL"
+mv "$APTDIR"/debs/"$KPKG"_*.deb "$KERNEL_DEB"
 mv "$CPIO.gz" "$INITRD"
 mv "$CPIO-modules.gz" "$INITRD_MODULES"
-for f in "$DIR"/Image-*; do [[ $f == "$KERNEL" ]] || rm -f "$f"; done
+mv "$CPIO-root.gz" "$INITRD_ROOT"
+for f in "$DIR"/Image-* "$DIR"/linux-image-*.deb; do
+    [[ $f == "$KERNEL" || $f == "$KERNEL_DEB" ]] || rm -f "$f"
+done
 {
     echo "$WANT"
     date -u +'built: %Y-%m-%dT%H:%M:%SZ'
@@ -282,10 +334,12 @@ for f in "$DIR"/Image-*; do [[ $f == "$KERNEL" ]] || rm -f "$f"; done
     echo "out: KERNEL=$KERNEL"
     echo "out: INITRD=$INITRD"
     echo "out-modules: INITRD=$INITRD_MODULES"
+    echo "out-root: INITRD=$INITRD_ROOT"
     echo "out: KERNEL_VERSION=$KVER"
+    echo "out: KERNEL_DEB=$KERNEL_DEB"
 } >"$STAMP.new"
 mv "$STAMP.new" "$STAMP"
 rm -rf "$STAGE" "$APTDIR"          # the lists are only needed to fetch
 say "ready: $(stat -c %s "$KERNEL") bytes kernel, $(stat -c %s "$INITRD") bytes initramfs," \
-    "$(stat -c %s "$INITRD_MODULES") with modules"
+    "$(stat -c %s "$INITRD_MODULES") with modules, $(stat -c %s "$INITRD_ROOT") for a root disk"
 report
