@@ -106,6 +106,22 @@ for src in "$SRC"/*.c; do
     fi
 done
 ((ran > 0)) || { echo "FAIL no test matched: $*"; exit 1; }
+# -d in_asm and -d exec on one of them (traps, from reset in M-mode): its
+# entry is shown once, objdump-style, and each run of it is an exec line.
+if [[ -z ${SYSTEM_EMU:-} && -f $OUT/traps.elf ]]; then
+    entry=$(riscv64-linux-gnu-nm "$OUT/traps.elf" | awk '$3 == "_start" { sub(/^0+/, "", $1); print $1 }')
+    timeout -k 5 "$TIMEOUT" "$SYS" -M virt -m 128M -nographic -bios none -d in_asm,exec \
+        -D "$OUT/logged.log" -kernel "$OUT/traps.elf" </dev/null >"$OUT/logged.out" 2>&1
+    shown=$(grep -cE "^ *$entry:[[:space:]]+[0-9a-f]{4,8}[[:space:]]+[a-z]" "$OUT/logged.log")
+    if [[ -n $entry && $shown == 1 ]] && grep -q "^exec pc 0x$entry\$" "$OUT/logged.log" &&
+            grep -q '^END [0-9]* checks, 0 failed' "$OUT/logged.out"; then
+        echo "ok   -d in_asm,exec: $(grep -c '^exec pc' "$OUT/logged.log") instructions run," \
+             "$(grep -cE '^ *[0-9a-f]+:' "$OUT/logged.log") distinct shown"
+    else
+        echo "FAIL -d in_asm,exec: _start ($entry) shown $shown times (want 1), or no exec line"
+        fail=1
+    fi
+fi
 if ((fail)); then
     echo "(ELFs and logs kept in $OUT)"
 else

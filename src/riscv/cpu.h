@@ -103,6 +103,14 @@ enum exit_reason interp_run(CPUState *cpu);
 enum exit_reason interp_step(CPUState *cpu);
 
 /*
+ * interp_run for -d in_asm and -d exec (riscv/insn_log.c): one instruction
+ * at a time, logging each pc (exec) or each distinct pc once (in_asm), at
+ * most budget of them; EXIT_REQUEST when cpu->exit_request is set,
+ * EXIT_NONE when the budget is spent.
+ */
+enum exit_reason interp_run_logged(CPUState *cpu, unsigned budget);
+
+/*
  * Execute the straight-line code at cpu->pc: instructions until one moves
  * the pc anywhere but to the next (a taken branch, a jump), needs the loop,
  * or INTERP_STRAIGHT_MAX have run. Returns EXIT_NONE if they all completed

@@ -273,9 +273,20 @@ static bool wait_until_started(Hart *h)
     return go;
 }
 
+/* Run the hart's code until an exit: instruction by instruction while
+ * -d in_asm or exec logs it (a bounded stretch, so the loop's interrupt
+ * and timer checks keep their pace). */
+static enum exit_reason run_code(CPUState *cpu)
+{
+    if (log_mask & (LOG_IN_ASM | LOG_EXEC))
+        return interp_run_logged(cpu, 4096);
+    return interp_run(cpu);
+}
+
 void hart_run(Hart *h)
 {
     CPUState *cpu = &h->cpu;
+    sys_mem_bind_thread(cpu);
     for (;;) {
         if (machine.exit_requested)
             return;
@@ -293,7 +304,7 @@ void hart_run(Hart *h)
         bool stepping = gdbstub_enabled && gdbstub_hart_stepping(h);
         if (!stepping && priv_interrupt(cpu, &cause))
             trap(h, cause, 0);
-        switch (gdbstub_enabled ? gdbstub_hart_run(h) : interp_run(cpu)) {
+        switch (gdbstub_enabled ? gdbstub_hart_run(h) : run_code(cpu)) {
         case EXIT_ECALL:   ecall(h); break;
         case EXIT_EBREAK:  trap(h, CAUSE_BREAKPOINT, cpu->pc); break;
         case EXIT_ILLEGAL: trap(h, CAUSE_ILLEGAL_INSN, insn_bits_at(cpu)); break;

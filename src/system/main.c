@@ -99,6 +99,8 @@ static uint64_t parse_mem(const char *s)
 }
 
 static const LogItem log_items[] = {
+    { "in_asm",       LOG_IN_ASM,       "show guest instructions as they are first run" },
+    { "exec",         LOG_EXEC,         "show the pc of every instruction run" },
     { "int",          LOG_INT,          "log traps and interrupts" },
     { "mmu",          LOG_MMU,          "log page faults" },
     { "guest_errors", LOG_GUEST_ERRORS, "log accesses to nothing and bad device use" },

@@ -237,12 +237,19 @@ static bool sys_code_ok(const CPUState *cpu, uint64_t addr, uint64_t len)
     return true;
 }
 
+/* The hart this thread runs, whose view of memory the logs read. */
+static __thread CPUState *thread_cpu;
+
+void sys_mem_bind_thread(CPUState *cpu)
+{
+    thread_cpu = cpu;
+}
+
+/* The logs' read (-d in_asm): the bound hart's virtual addresses, as a
+ * debugger sees them (no faults, no A/D updates, RAM only). */
 static int sys_read(void *dst, uint64_t addr, size_t len)
 {
-    (void)dst;
-    (void)addr;
-    (void)len;
-    return -1;                              /* -d in_asm from the JIT: issue 19 */
+    return thread_cpu && sys_debug_access(thread_cpu, addr, dst, len, false) == len ? 0 : -1;
 }
 
 size_t sys_debug_access(CPUState *cpu, uint64_t va, void *buf, size_t len, bool write)

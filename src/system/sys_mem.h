@@ -27,4 +27,8 @@ void sys_tlb_flush(CPUState *cpu, bool all, uint64_t vaddr);
  * The bytes done, from the start: fewer at the first that is not RAM. */
 size_t sys_debug_access(CPUState *cpu, uint64_t va, void *buf, size_t len, bool write);
 
+/* The calling thread runs cpu: the logs (-d in_asm) read memory as it sees
+ * it. */
+void sys_mem_bind_thread(CPUState *cpu);
+
 #endif

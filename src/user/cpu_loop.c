@@ -16,46 +16,13 @@
 #include "user/signal.h"
 #include "user/syscall.h"
 
-/*
- * With -d in_asm or exec, run one instruction at a time so each can be
- * logged: exec logs every pc, in_asm each distinct pc once.
- */
-static enum exit_reason run_logged(CPUState *cpu)
-{
-    static uint64_t *seen;
-    static size_t seen_cap;          /* open-addressing set of logged pcs */
-    for (;;) {
-        uint64_t pc = cpu->pc;
-        if (log_mask & LOG_EXEC)
-            fprintf(log_file, "exec pc 0x%llx\n", (unsigned long long)pc);
-        if (log_mask & LOG_IN_ASM) {
-            if (!seen) {
-                seen_cap = 1 << 16;
-                seen = calloc(seen_cap, sizeof *seen);
-            }
-            size_t h = (pc * 0x9e3779b97f4a7c15ULL) >> 48;
-            while (seen[h & (seen_cap - 1)] && seen[h & (seen_cap - 1)] != pc + 1)
-                h++;
-            if (!seen[h & (seen_cap - 1)]) {
-                seen[h & (seen_cap - 1)] = pc + 1;
-                insn_print_at(log_file, pc);
-            }
-        }
-        enum exit_reason r = interp_step(cpu);
-        if (r != EXIT_NONE)
-            return r;
-        if (cpu->exit_request)
-            return EXIT_REQUEST;           /* a signal arrived */
-    }
-}
-
 _Noreturn void cpu_loop(CPUState *cpu)
 {
     bool logged = opt.interp_only && (log_mask & (LOG_IN_ASM | LOG_EXEC));
     exec_cpu_init(cpu);
     signal_attach(cpu);
     for (;;) {
-        enum exit_reason r = gdb_active ? gdb_run(cpu) : logged ? run_logged(cpu)
+        enum exit_reason r = gdb_active ? gdb_run(cpu) : logged ? interp_run_logged(cpu, ~0u)
                            : opt.interp_only ? interp_run(cpu) : exec_run(cpu);
         switch (r) {
         case EXIT_ECALL:
