@@ -135,19 +135,9 @@ fi
 # Ctrl-C (0x03) stops a running program with SIGINT, in both engines. gdb
 # -batch cannot press Ctrl-C, so a small RSP client does.
 cat > "$TMP/rsp.py" <<'PY'
-import socket, sys, time
-def send(s, data):
-    s.sendall(b'$' + data.encode() + b'#%02x' % (sum(data.encode()) & 0xff))
-    assert s.recv(1) == b'+'
-def recv(s):
-    while s.recv(1) != b'$':
-        pass
-    buf = b''
-    while (c := s.recv(1)) != b'#':
-        buf += c
-    s.recv(2)
-    s.sendall(b'+')
-    return buf.decode()
+import os, socket, sys, time
+sys.path.insert(0, os.environ['XLAT_TOOLS'])
+from rsp_client import send, recv
 s = socket.create_connection(('127.0.0.1', int(sys.argv[1])))
 s.settimeout(10)
 send(s, '?'); print(recv(s))
@@ -166,7 +156,7 @@ for engine in "" --interp; do
         for _ in $(seq 50); do grep -q "waiting for gdb" "$TMP/l.err" && break; sleep 0.1; done
         grep -q "waiting for gdb" "$TMP/l.err" && break
     done
-    timeout 30 python3 "$TMP/rsp.py" "$port" > "$TMP/l.out" 2>&1
+    XLAT_TOOLS="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/tools" timeout 30 python3 "$TMP/rsp.py" "$port" > "$TMP/l.out" 2>&1
     wait $XPID; rc=$?; XPID=
     if [[ $(sed -n 2p "$TMP/l.out") == T02thread:* && $rc = 137 ]]; then
         echo "gdb_batch[interrupt ${engine:-jit}]: ok"

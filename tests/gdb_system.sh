@@ -221,19 +221,9 @@ check "$TMP/att.gdb" "attach running" \
 
 # -- A raw RSP client: Ctrl-C, D, closing, k, an idle held machine -------------------
 cat > "$TMP/rsp.py" <<'PY'
-import socket, sys, time
-def send(s, data):
-    s.sendall(b'$' + data.encode() + b'#%02x' % (sum(data.encode()) & 0xff))
-    assert s.recv(1) == b'+'
-def recv(s):
-    while s.recv(1) != b'$':
-        pass
-    buf = b''
-    while (c := s.recv(1)) != b'#':
-        buf += c
-    s.recv(2)
-    s.sendall(b'+')
-    return buf.decode()
+import os, socket, sys, time
+sys.path.insert(0, os.environ['XLAT_TOOLS'])
+from rsp_client import send, recv
 def cpu_ticks(pid):
     f = open('/proc/%s/stat' % pid).read().rsplit(')', 1)[1].split()
     return int(f[11]) + int(f[12])
@@ -258,7 +248,7 @@ elif mode == 'idle':           # held: no host CPU for a second, then k
     send(s, 'k')
 PY
 rsp() {   # MODE: run the client against $port, output in $TMP/rsp.out
-    timeout 30 python3 "$TMP/rsp.py" "$1" "$port" "$XPID" "$(addr_of release)" \
+    XLAT_TOOLS="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/tools" timeout 30 python3 "$TMP/rsp.py" "$1" "$port" "$XPID" "$(addr_of release)" \
         "$(addr_of scratch)" > "$TMP/rsp.out" 2>&1
 }
 start_sys "$TMP/int.err" "${SYSARGS[@]}" -smp 2 -S -gdb tcp::@PORT@ || exit 1

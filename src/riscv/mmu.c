@@ -133,8 +133,10 @@ static bool walk(CPUState *cpu, uint64_t va, enum mem_access access, int mode, b
     }
 }
 
-bool mmu_translate(CPUState *cpu, uint64_t va, enum mem_access access, PageTableMem mem,
-                   MmuResult *out, MemFault *fault)
+/* va at the privilege access has now: untranslated in M-mode or with
+ * paging off, else walked (debug: see walk). */
+static bool translate(CPUState *cpu, uint64_t va, enum mem_access access, bool debug,
+                      PageTableMem mem, MmuResult *out, MemFault *fault)
 {
     int mode = mmu_effective_mode(cpu, access);
     out->mode = mode;
@@ -143,18 +145,17 @@ bool mmu_translate(CPUState *cpu, uint64_t va, enum mem_access access, PageTable
         out->page_mask = 0xfff;
         return true;
     }
-    return walk(cpu, va, access, mode, false, mem, out, fault);
+    return walk(cpu, va, access, mode, debug, mem, out, fault);
+}
+
+bool mmu_translate(CPUState *cpu, uint64_t va, enum mem_access access, PageTableMem mem,
+                   MmuResult *out, MemFault *fault)
+{
+    return translate(cpu, va, access, false, mem, out, fault);
 }
 
 bool mmu_translate_debug(CPUState *cpu, uint64_t va, PageTableMem mem, MmuResult *out)
 {
     MemFault fault;
-    int mode = mmu_effective_mode(cpu, MEM_LOAD);
-    out->mode = mode;
-    if (mode == PRV_M || (cpu->priv.satp >> 60) == SATP_BARE) {
-        out->pa = va;
-        out->page_mask = 0xfff;
-        return true;
-    }
-    return walk(cpu, va, MEM_LOAD, mode, true, mem, out, &fault);
+    return translate(cpu, va, MEM_LOAD, true, mem, out, &fault);
 }
