@@ -127,11 +127,11 @@ check-containers: deps
 	@tests/containers.sh $(BUILD)
 
 # Guest 2 of xlat-system: Debian with systemd on a virtio-blk root, to a
-# login on the serial console (tests/system_full.sh); the first run builds
+# login on the serial console (tests/full/system_full.sh); the first run builds
 # the disk image (scripts/system-disk.sh), too long for check.
 check-system-full: deps
 	@$(MAKE) --no-print-directory all
-	@tests/system_full.sh $(BUILD)
+	@tests/full/system_full.sh $(BUILD)
 
 # libFuzzer targets (tests/fuzz/), FUZZ_SECONDS each (make check runs 15 s).
 FUZZ_SECONDS ?= 300

@@ -8,10 +8,11 @@
 # a cached package reinstalls), that the disk is the root, and powers off
 # through systemd (exit status 0). The disk is booted with snapshot=on, so
 # the cached image stays pristine. Each phase's time goes to stdout.
-# Usage: tests/system_full.sh BUILD.
+# Lives in tests/full/, which tests/run.sh (make check) does not scan.
+# Usage: tests/full/system_full.sh BUILD.
 set -u
 BUILD=${1:-build}
-REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 SYS=$BUILD/xlat-system
 [[ -x $SYS ]] || { echo "FAIL $SYS is not built"; exit 1; }
 TMP=$(mktemp -d)
