@@ -13,6 +13,10 @@
 #   system-args: ARGS     more xlat-system options (e.g. -smp 2)
 #   system-stdin: TEXT    piped into stdin (the UART's input); else /dev/null
 #   system-expect: TEXT   must appear in the output (repeatable)
+#   system-disk: TEXT     a disk: BUILD/.../NAME.disk (64 KiB, sector 0 starting
+#                         "XLAT-BARE-METAL-DISK", the rest zeros) as the first
+#                         virtio-blk-device (slot 7); after the run the host
+#                         file's sector 1 must start with TEXT
 #
 # Usage: tests/system.sh BUILD [NAME...]   (NAME: only these tests)
 # Each run builds and logs in a directory of its own under BUILD/system-tests
@@ -62,6 +66,7 @@ for src in "$SRC"/*.c; do
     mode=$(directive system-mode "$src" | head -n 1)
     args=$(directive system-args "$src" | head -n 1)
     stdin=$(directive system-stdin "$src" | head -n 1)
+    disk_text=$(directive system-disk "$src" | head -n 1)
     elf=$OUT/$name.elf log=$OUT/$name.log
     extra=() bios=none
     if [[ $mode == s ]]; then
@@ -76,6 +81,14 @@ for src in "$SRC"/*.c; do
         continue
     fi
     read -r -a argv <<<"$args"
+    disk=$OUT/$name.disk
+    if [[ -n $disk_text ]]; then
+        printf 'XLAT-BARE-METAL-DISK' >"$disk" && truncate -s 64K "$disk"
+        # The -device form, not if=virtio: QEMU's virt puts if=virtio on PCI.
+        argv+=(-drive "file=$disk,format=raw,if=none,id=disk" -device virtio-blk-device,drive=disk)
+        # QEMU's virt makes its virtio-mmio transports legacy (version 1) by default.
+        [[ -n ${SYSTEM_EMU:-} ]] && argv+=(-global virtio-mmio.force-legacy=false)
+    fi
     cmd=("$SYS" -M virt -m 128M -nographic -bios "$bios" "${argv[@]}" -kernel "$elf")
     rc=0
     if [[ -n $stdin ]]; then
@@ -95,6 +108,10 @@ for src in "$SRC"/*.c; do
         [[ -z $text ]] && continue
         grep -qF -- "$text" "$log" || problems+=("missing output: $text")
     done < <(directive system-expect "$src")
+    if [[ -n $disk_text ]] &&
+            ! cmp -s -n "${#disk_text}" <(printf '%s' "$disk_text") <(tail -c +513 "$disk"); then
+        problems+=("sector 1 of $disk does not start with: $disk_text")
+    fi
     if ((${#problems[@]} == 0)); then
         echo "ok   $name: $(grep -c '^ok ' "$log") checks"
     else
