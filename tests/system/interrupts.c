@@ -76,14 +76,7 @@ static void software(void)
     CHECK_BITS("mip.MSIP follows msip", csr_read(mip), MIP(IRQ_MSI), MIP(IRQ_MSI));
     csr_clear(mip, MIP(IRQ_MSI));
     CHECK_BITS("mip.MSIP is read-only in mip", csr_read(mip), MIP(IRQ_MSI), MIP(IRQ_MSI));
-    traps_reset();
-    trap_hook = msi_hook;
-    csr_write(mie, MIP(IRQ_MSI));
-    csr_set(mstatus, MSTATUS_MIE);
-    wait_traps(1);
-    csr_clear(mstatus, MSTATUS_MIE);
-    csr_write(mie, 0);
-    trap_hook = 0;
+    take_m_interrupt(msi_hook, MIP(IRQ_MSI), 5000000);
     expect_trap("MSI taken", PRV_M, INTERRUPT | IRQ_MSI, ANY, 0);
     CHECK_BITS("MSI: MPIE = 1, MIE = 0 in the handler", trap_log[0].status,
                MSTATUS_MPIE | MSTATUS_MIE, MSTATUS_MPIE);

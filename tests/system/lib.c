@@ -159,6 +159,18 @@ void forward_end_to_m(uint64_t value);
 #define MAGIC 0x5a17
 static unsigned trap_total;
 
+void take_m_interrupt(TrapHook hook, uint64_t mie_bits, uint64_t us)
+{
+    traps_reset();
+    trap_hook = hook;
+    csr_write(mie, mie_bits);
+    csr_set(mstatus, MSTATUS_MIE);
+    WAIT_FOR(trap_count > 0, us);
+    csr_clear(mstatus, MSTATUS_MIE);
+    csr_write(mie, 0);
+    trap_hook = 0;
+}
+
 void traps_reset(void)
 {
     trap_count = 0;

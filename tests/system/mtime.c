@@ -27,14 +27,7 @@ static int mti_hook(Frame *f, int level)
 static void wait_mti(void)
 {
     irq_mtime = 0;
-    traps_reset();
-    trap_hook = mti_hook;
-    csr_write(mie, MIP(IRQ_MTI));
-    csr_set(mstatus, MSTATUS_MIE);
-    WAIT_FOR(trap_count > 0, 2000000);
-    csr_clear(mstatus, MSTATUS_MIE);
-    csr_write(mie, 0);
-    trap_hook = 0;
+    take_m_interrupt(mti_hook, MIP(IRQ_MTI), 2000000);
 }
 
 static void read_back(void)

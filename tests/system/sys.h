@@ -165,6 +165,11 @@ extern volatile TrapHook trap_hook;
 void expect_trap(const char *what, int level, uint64_t cause, uint64_t epc, uint64_t tval);
 void expect_no_trap(const char *what);
 
+/* Take one M-mode interrupt of the mie bits: traps reset, hook installed,
+ * mie and mstatus.MIE on until a trap arrives or us microseconds pass, then
+ * all off again. Whether one came: trap_count > 0. */
+void take_m_interrupt(TrapHook hook, uint64_t mie_bits, uint64_t us);
+
 /*
  * Run fn(arg) in mode (PRV_U or PRV_S; from M) with mret or (PRV_U,
  * from S) with sret, and return its result when it returns: it returns to

@@ -58,14 +58,7 @@ static void input(void)
     U(IER) = 0x01;                              /* received data available */
     CHECK_BITS("PLIC: source 10 pending", MMIO32(PLIC_PENDING(0)), 1u << UART_IRQ,
                1u << UART_IRQ);
-    traps_reset();
-    trap_hook = rx_hook;
-    csr_write(mie, MIP(IRQ_MEI));
-    csr_set(mstatus, MSTATUS_MIE);
-    WAIT_FOR(trap_count > 0, 5000000);
-    csr_clear(mstatus, MSTATUS_MIE);
-    csr_write(mie, 0);
-    trap_hook = 0;
+    take_m_interrupt(rx_hook, MIP(IRQ_MEI), 5000000);
     expect_trap("receive interrupt", PRV_M, INTERRUPT | IRQ_MEI, ANY, 0);
     CHECK_EQ("PLIC claim returns 10", claimed, UART_IRQ);
     CHECK_BITS("claimed: not pending", pending_after_claim, 1u << UART_IRQ, 0);

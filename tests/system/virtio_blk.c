@@ -98,15 +98,8 @@ static void check_interrupt(void)
     CHECK_BITS("  InterruptStatus: used buffer (bit 0)", REG(INTERRUPT_STATUS), 3, 1);
     CHECK_BITS("  PLIC: source 8 pending", MMIO32(PLIC_PENDING(0)), bit, bit);
     CHECK_BITS("  mip.MEIP set", csr_read(mip), MIP(IRQ_MEI), MIP(IRQ_MEI));
-    traps_reset();
     claimed = 0;
-    trap_hook = mei_hook;
-    csr_write(mie, MIP(IRQ_MEI));
-    csr_set(mstatus, MSTATUS_MIE);
-    WAIT_FOR(trap_count >= 1, 1000000);
-    csr_clear(mstatus, MSTATUS_MIE);
-    csr_write(mie, 0);
-    trap_hook = 0;
+    take_m_interrupt(mei_hook, MIP(IRQ_MEI), 1000000);
     expect_trap("  MEI taken", PRV_M, INTERRUPT | IRQ_MEI, ANY, 0);
     CHECK_EQ("  PLIC claim returns 8", claimed, VIRTIO_IRQ(BLK_SLOT));
     CHECK_BITS("  claimed: not pending", pending_after_claim, bit, 0);
