@@ -79,15 +79,16 @@ sleep 600'
 
 guest_lines() { "$REPO/scripts/system-guest.sh" --root; }
 
+# The stamp's first line for the guest lines $GUEST.
 want() {
     local kver
-    kver=$(guest_lines | sed -n 's/^KERNEL_VERSION=//p')
+    kver=$(sed -n 's/^KERNEL_VERSION=//p' <<<"$GUEST")
     echo "packages: ${PACKAGES[*]}; setup: $(printf %s "$SETUP_SCRIPT" | sha256sum | cut -c1-16); kernel: $kver; size: $SIZE"
 }
 
 report() {
     echo "DISK=$DISK"
-    guest_lines | grep -v '^KERNEL_DEB='
+    grep -v '^KERNEL_DEB=' <<<"$GUEST"
     echo "APPEND='$APPEND'"
 }
 

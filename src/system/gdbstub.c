@@ -240,7 +240,7 @@ enum exit_reason gdbstub_hart_run(Hart *h)
     }
     const GdbPoints *p = &g.session.points;
     if (!d->step && p->nbp == 0 && p->nwp == 0)
-        return interp_run(cpu);
+        return hart_run_code(cpu);
     for (;;) {
         int bp = d->skip_bp ? -1 : gdb_break_at(p, cpu->pc);
         d->skip_bp = false;

@@ -273,10 +273,9 @@ static bool wait_until_started(Hart *h)
     return go;
 }
 
-/* Run the hart's code until an exit: instruction by instruction while
- * -d in_asm or exec logs it (a bounded stretch, so the loop's interrupt
- * and timer checks keep their pace). */
-static enum exit_reason run_code(CPUState *cpu)
+/* Logged runs are bounded stretches, so the loop's interrupt and timer
+ * checks keep their pace. */
+enum exit_reason hart_run_code(CPUState *cpu)
 {
     if (log_mask & (LOG_IN_ASM | LOG_EXEC))
         return interp_run_logged(cpu, 4096);
@@ -304,7 +303,7 @@ void hart_run(Hart *h)
         bool stepping = gdbstub_enabled && gdbstub_hart_stepping(h);
         if (!stepping && priv_interrupt(cpu, &cause))
             trap(h, cause, 0);
-        switch (gdbstub_enabled ? gdbstub_hart_run(h) : run_code(cpu)) {
+        switch (gdbstub_enabled ? gdbstub_hart_run(h) : hart_run_code(cpu)) {
         case EXIT_ECALL:   ecall(h); break;
         case EXIT_EBREAK:  trap(h, CAUSE_BREAKPOINT, cpu->pc); break;
         case EXIT_ILLEGAL: trap(h, CAUSE_ILLEGAL_INSN, insn_bits_at(cpu)); break;

@@ -76,6 +76,11 @@ Hart *hart_create(unsigned id);
 /* Run h's loop on the calling thread until the machine's run ends. */
 void hart_run(Hart *h);
 
+/* Run cpu's guest code until an exit, as the hart loop does (the gdb
+ * stub's path without breakpoints too): interp_run, or instruction by
+ * instruction while -d in_asm or exec logs it. */
+enum exit_reason hart_run_code(CPUState *cpu);
+
 /* Start every hart's host thread (the boot hart's too) and wait for the
  * machine's run to end. */
 void harts_run_all(void);

@@ -101,6 +101,14 @@ static uint64_t mtimecmp_read(uint64_t off, unsigned size)
     return reg64_read(cmp, off % 8, size);
 }
 
+/* The comparator's output now (MTIP) for compare value cmp, and the hart's
+ * timed wake-up re-armed: after a write of mtimecmp or of mtime. */
+static void compare(Hart *h, uint64_t cmp)
+{
+    hart_set_mip(h, MIP_MTIP, machine_mtime() >= cmp);
+    hart_timer_changed(h);
+}
+
 static void mtimecmp_write(uint64_t off, unsigned size, uint64_t val)
 {
     Hart *h = aclint_hart((off - ACLINT_MTIMECMP) / 8);
@@ -110,8 +118,7 @@ static void mtimecmp_write(uint64_t off, unsigned size, uint64_t val)
     uint64_t cmp = reg64_write(h->mtimecmp, off % 8, size, val);
     __atomic_store_n(&h->mtimecmp, cmp, __ATOMIC_RELEASE);
     pthread_mutex_unlock(&h->lock);
-    hart_set_mip(h, MIP_MTIP, machine_mtime() >= cmp);   /* the comparator's output now */
-    hart_timer_changed(h);
+    compare(h, cmp);
 }
 
 /* -- mtime ---------------------------------------------------------------- */
@@ -121,9 +128,7 @@ static void mtime_write(uint64_t off, unsigned size, uint64_t val)
     machine_set_mtime(reg64_write(machine_mtime(), off % 8, size, val));
     for (unsigned i = 0; i < machine.nharts; i++) {
         Hart *h = machine.harts[i];
-        uint64_t cmp = __atomic_load_n(&h->mtimecmp, __ATOMIC_ACQUIRE);
-        hart_set_mip(h, MIP_MTIP, machine_mtime() >= cmp);
-        hart_timer_changed(h);                          /* deadlines moved */
+        compare(h, __atomic_load_n(&h->mtimecmp, __ATOMIC_ACQUIRE));
     }
 }
 
