@@ -53,6 +53,64 @@ directive() {        # NAME FILE: every value of `// NAME: VALUE` in the first 1
     head -n 10 "$2" | sed -n "s|^[[:space:]]*//[[:space:]]*$1:[[:space:]]*\(.*\)$|\1|p"
 }
 
+# Run test $name (its ELF, directives and argv set by the loop below) under
+# one variant of xlat-system's options, and check its output.
+run_variant() {
+    local variant=$1 label=$name log=$OUT/$name.log rc=0 text
+    local -a vargs=() cmd=() problems=() dargs=()
+    if [[ -n $variant ]]; then
+        read -r -a vargs <<<"$variant"
+        label="$name ($variant)"
+        log=$OUT/$name.${variant//[^a-z0-9]/_}.log
+    fi
+    local disk=$OUT/$name.disk
+    if [[ -n $disk_text ]]; then
+        printf 'XLAT-BARE-METAL-DISK' >"$disk" && truncate -s 64K "$disk"
+        # The -device form, not if=virtio: QEMU's virt puts if=virtio on PCI.
+        dargs=(-drive "file=$disk,format=raw,if=none,id=disk" -device virtio-blk-device,drive=disk)
+        # QEMU's virt makes its virtio-mmio transports legacy (version 1) by default.
+        [[ -n ${SYSTEM_EMU:-} ]] && dargs+=(-global virtio-mmio.force-legacy=false)
+    fi
+    cmd=("$SYS" -M virt -m 128M -nographic -bios "$bios" "${vargs[@]}" "${argv[@]}" "${dargs[@]}"
+         -kernel "$elf")
+    if [[ -n $stdin ]]; then
+        printf '%s' "$stdin" | timeout -k 5 "$TIMEOUT" "${cmd[@]}" >"$log" 2>&1 || rc=$?
+    else
+        timeout -k 5 "$TIMEOUT" "${cmd[@]}" </dev/null >"$log" 2>&1 || rc=$?
+    fi
+    if ((rc == 124)); then
+        problems+=("timed out after ${TIMEOUT}s")
+    elif ((rc != 0)); then
+        problems+=("exit status $rc")
+    fi
+    grep -q 'FAIL' "$log" && problems+=("FAIL in the output")
+    grep -q '^END [0-9]* checks, 0 failed' "$log" || problems+=("no 'END n checks, 0 failed' line")
+    while IFS= read -r text; do
+        [[ -z $text ]] && continue
+        grep -qF -- "$text" "$log" || problems+=("missing output: $text")
+    done < <(directive system-expect "$src")
+    if [[ -n $disk_text ]] &&
+            ! cmp -s -n "${#disk_text}" <(printf '%s' "$disk_text") <(tail -c +513 "$disk"); then
+        problems+=("sector 1 of $disk does not start with: $disk_text")
+    fi
+    if ((${#problems[@]} == 0)); then
+        echo "ok   $label: $(grep -c '^ok ' "$log") checks"
+        return 0
+    fi
+    echo "FAIL $label: $(IFS=';'; echo "${problems[*]}")"
+    grep 'FAIL' "$log" | head -n 40 | sed 's/^/    /'
+    echo "    last lines of $log:"
+    tail -n 8 "$log" | sed 's/^/      /'
+    return 1
+}
+
+# Every test runs through the JIT with its mechanisms on, through the
+# interpreter (the golden model), and through the JIT with the smallest
+# fixed TLB and blocks translated on their first run; under another
+# emulator, once.
+VARIANTS=("" "--interp" "--tune tlb-bits=6,no-first-interp")
+[[ -n ${SYSTEM_EMU:-} ]] && VARIANTS=("")
+
 fail=0 ran=0
 for src in "$SRC"/*.c; do
     name=$(basename "$src" .c)
@@ -81,46 +139,9 @@ for src in "$SRC"/*.c; do
         continue
     fi
     read -r -a argv <<<"$args"
-    disk=$OUT/$name.disk
-    if [[ -n $disk_text ]]; then
-        printf 'XLAT-BARE-METAL-DISK' >"$disk" && truncate -s 64K "$disk"
-        # The -device form, not if=virtio: QEMU's virt puts if=virtio on PCI.
-        argv+=(-drive "file=$disk,format=raw,if=none,id=disk" -device virtio-blk-device,drive=disk)
-        # QEMU's virt makes its virtio-mmio transports legacy (version 1) by default.
-        [[ -n ${SYSTEM_EMU:-} ]] && argv+=(-global virtio-mmio.force-legacy=false)
-    fi
-    cmd=("$SYS" -M virt -m 128M -nographic -bios "$bios" "${argv[@]}" -kernel "$elf")
-    rc=0
-    if [[ -n $stdin ]]; then
-        printf '%s' "$stdin" | timeout -k 5 "$TIMEOUT" "${cmd[@]}" >"$log" 2>&1 || rc=$?
-    else
-        timeout -k 5 "$TIMEOUT" "${cmd[@]}" </dev/null >"$log" 2>&1 || rc=$?
-    fi
-    problems=()
-    if ((rc == 124)); then
-        problems+=("timed out after ${TIMEOUT}s")
-    elif ((rc != 0)); then
-        problems+=("exit status $rc")
-    fi
-    grep -q 'FAIL' "$log" && problems+=("FAIL in the output")
-    grep -q '^END [0-9]* checks, 0 failed' "$log" || problems+=("no 'END n checks, 0 failed' line")
-    while IFS= read -r text; do
-        [[ -z $text ]] && continue
-        grep -qF -- "$text" "$log" || problems+=("missing output: $text")
-    done < <(directive system-expect "$src")
-    if [[ -n $disk_text ]] &&
-            ! cmp -s -n "${#disk_text}" <(printf '%s' "$disk_text") <(tail -c +513 "$disk"); then
-        problems+=("sector 1 of $disk does not start with: $disk_text")
-    fi
-    if ((${#problems[@]} == 0)); then
-        echo "ok   $name: $(grep -c '^ok ' "$log") checks"
-    else
-        echo "FAIL $name: $(IFS=';'; echo "${problems[*]}")"
-        grep 'FAIL' "$log" | head -n 40 | sed 's/^/    /'
-        echo "    last lines of $log:"
-        tail -n 8 "$log" | sed 's/^/      /'
-        fail=1
-    fi
+    for variant in "${VARIANTS[@]}"; do
+        run_variant "$variant" || fail=1
+    done
 done
 ((ran > 0)) || { echo "FAIL no test matched: $*"; exit 1; }
 # -d in_asm and -d exec on one of them (traps, from reset in M-mode): its

@@ -8,10 +8,10 @@
 # /dev/hwrng) and a virtio-net on the user network (the guest fetches a
 # file from a host HTTP server through slirp, and the host fetches one from
 # the guest's busybox httpd through hostfwd, and resolves a name through
-# slirp's DNS), and once under Debian's
-# OpenSBI (-bios fw_dynamic.bin, the
-# opensbi package). The guest comes from scripts/system-guest.sh (fetched
-# and cached). Usage: tests/system_boot.sh BUILD.
+# slirp's DNS); once under Debian's OpenSBI (-bios fw_dynamic.bin, the
+# opensbi package); both through the JIT; and once more through the
+# interpreter alone (-interp). The guest comes from scripts/system-guest.sh
+# (fetched and cached). Usage: tests/system_boot.sh BUILD.
 set -u
 BUILD=${1:-build}
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -140,4 +140,6 @@ else
     echo "FAIL $FW is missing (the opensbi package: scripts/deps.sh installs it)"
     fail=1
 fi
+# The interpreter alone, the golden model the JIT is checked against.
+boot interp "$TMP/plain" "$INITRD" -interp
 exit $fail

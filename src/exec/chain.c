@@ -16,11 +16,14 @@ static void patch_jump(TB *src, int n, const uint8_t *target_rw)
     emit_store_rel32(tb_entry_rw(src) + src->jmp_field[n], target_rw);
 }
 
-/* The page of src's exit (its last page) is dst's only page. */
+/* The page of src's exit (its last page) is dst's only page, physical and
+ * virtual (system mode: an alias of the page elsewhere may be remapped). */
 static bool same_page(const TB *src, const TB *dst)
 {
     uint64_t last = src->page[1] != TB_NO_PAGE ? src->page[1] : src->page[0];
-    return dst->page[1] == TB_NO_PAGE && dst->page[0] == last;
+    uint64_t last_virtual = (src->pc + src->guest_size - 1) / TARGET_PAGE_SIZE;
+    return dst->page[1] == TB_NO_PAGE && dst->page[0] == last &&
+           dst->pc / TARGET_PAGE_SIZE == last_virtual;
 }
 
 void tb_link(TB *src, int n, TB *dst, unsigned df)

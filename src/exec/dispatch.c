@@ -32,7 +32,7 @@ unsigned dflags_compute(void)
         f |= DF_CHAIN;
     if (log_mask & LOG_EXEC)
         f |= DF_TRACE;
-    if (tune.xpage)
+    if (tune.xpage && !guest_mem.softmmu)     /* see guest_mem.h */
         f |= DF_XPAGE;
     return f;
 }
@@ -88,9 +88,12 @@ static bool interp_run_of(uint64_t pc, unsigned df)
 }
 
 /* fence.i, translated or interpreted: drop every translation (from run_loop,
- * inside the cache). */
+ * inside the cache), unless the mode reports every store to code (then the
+ * block that ran it has ended, and that is all fence.i needs). */
 static void flush_for_fence_i(void)
 {
+    if (guest_mem.softmmu)
+        return;
     cache_exit();
     cache_flush(__atomic_load_n(&flush_gen, __ATOMIC_ACQUIRE));
     cache_enter();
@@ -161,6 +164,10 @@ static __attribute__((noinline)) enum exit_reason run_loop(CPUState *cpu)
         unsigned df = dflags();
         if (exit_requested(cpu))
             return EXIT_REQUEST;
+        if (__builtin_expect(cpu->jc_flags != cpu->tb_flags, 0)) {
+            jc_flags_changed(cpu);
+            link = 0;
+        }
         if (__atomic_load_n(&flush_pending, __ATOMIC_SEQ_CST)) {
             cache_exit();
             cache_enter();
@@ -186,8 +193,13 @@ static __attribute__((noinline)) enum exit_reason run_loop(CPUState *cpu)
             continue;
         }
         if (link && (df & DF_CHAIN)) {
+            /* Never from a block of other flags: the state changed inside
+             * it (an FP instruction made FS Dirty; priv.h), and a block
+             * translated for the new state may not run in the old. */
+            TB *src = (TB *)(link & ~(uintptr_t)TB_SLOT_MASK);
             pthread_mutex_lock(&tb_lock);
-            tb_link((TB *)(link & ~(uintptr_t)TB_SLOT_MASK), (int)(link & TB_SLOT_MASK), tb, df);
+            if (src->flags == tb->flags)
+                tb_link(src, (int)(link & TB_SLOT_MASK), tb, df);
             pthread_mutex_unlock(&tb_lock);
         }
         if (df & DF_TRACE)

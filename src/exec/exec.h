@@ -72,6 +72,14 @@ void exec_code_written(uint64_t page);
  */
 bool exec_unwatch_all(void);
 
+/*
+ * cpu's translation of virtual addresses changed (a softmmu TLB flush: all,
+ * or the page holding vaddr): forget the jump-cache entries it may have
+ * made wrong. On cpu's own thread. (Blocks are keyed by physical address
+ * and stay.)
+ */
+void exec_mapping_changed(CPUState *cpu, bool all, uint64_t vaddr);
+
 /* Drop every translation (fence.i). Must be called outside translated code. */
 void exec_flush_all(void);
 

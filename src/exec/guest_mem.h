@@ -72,6 +72,10 @@ typedef struct GuestMemOps {
     /* Where the code at virtual addr is for cpu (the TB key's phys); false
      * if it cannot be fetched. NULL: the identity (user mode). */
     bool (*code_phys)(const struct CPUState *cpu, uint64_t addr, uint64_t *phys);
+    /* The host address of the code at phys (a TB key's, code_phys said
+     * so); the bytes up to the end of its page follow it. NULL: the
+     * window's base + phys. */
+    const void *(*code_host)(uint64_t phys);
     /* Copy guest bytes for the logs (-d in_asm): 0, or negative if unreadable. */
     int (*read)(void *dst, uint64_t addr, size_t len);
     /* Held around a translation (code_ok and the reads of the code stay
@@ -95,6 +99,11 @@ typedef struct GuestMemOps {
 typedef struct GuestMem {
     uint8_t *base;          /* host address of guest address 0 (may be NULL) */
     uint64_t limit;         /* the window is [0, limit); 0: no window */
+    /* No window, and translated code probes the vCPU's softmmu TLBs
+     * (exec/softmmu.h) instead. Such a mode also reports every store to a
+     * watched page, device DMA included, so fence.i needs no flush; and
+     * since its pcs are virtual, direct chains stay inside one page. */
+    bool softmmu;
     const GuestMemOps *ops;
 } GuestMem;
 
@@ -106,11 +115,11 @@ static inline bool guest_mem_in_window(uint64_t addr, uint64_t len)
     return addr < guest_mem.limit && len <= guest_mem.limit - addr;
 }
 
-/* Host address of guest code at addr, which code_ok accepted (the
- * translator's reads; inside the window). */
-static inline const void *guest_mem_code(uint64_t addr)
+/* Host address of guest code at phys (a TB key's physical address, which
+ * code_ok accepted): the translator's reads. User mode: inside the window. */
+static inline const void *guest_mem_code(uint64_t phys)
 {
-    return guest_mem.base + addr;
+    return guest_mem.ops->code_host ? guest_mem.ops->code_host(phys) : guest_mem.base + phys;
 }
 
 /*

@@ -122,6 +122,39 @@ void jc_publish(CPUState *cpu, const TB *tb, unsigned df, bool record_lookup)
     pthread_mutex_unlock(&tb_lock);
 }
 
+void jc_flags_changed(CPUState *cpu)
+{
+    pthread_mutex_lock(&tb_lock);
+    jc_clear(cpu->jc, jc_entries(cpu));
+    cpu->jc_flags = cpu->tb_flags;
+    pthread_mutex_unlock(&tb_lock);
+}
+
+/*
+ * A page's pcs fill a run of consecutive entries (entry (pc >> 1) mod n),
+ * so forgetting one page's blocks empties at most that run, wrapping.
+ */
+void exec_mapping_changed(CPUState *cpu, bool all, uint64_t vaddr)
+{
+    if (!cpu->jc)
+        return;                         /* the interpreter only */
+    pthread_mutex_lock(&tb_lock);
+    size_t n = jc_entries(cpu);
+    size_t run = TARGET_PAGE_SIZE / 2;
+    if (all || run >= n) {
+        jc_clear(cpu->jc, n);
+    } else {
+        uint64_t page = vaddr / TARGET_PAGE_SIZE;
+        size_t first = jc_index(cpu, page * TARGET_PAGE_SIZE);
+        for (size_t k = 0; k < run; k++) {
+            JCEntry *j = &cpu->jc[(first + k) & (n - 1)];
+            if (j->pc / TARGET_PAGE_SIZE == page)
+                __atomic_store_n(&j->pc, 1, __ATOMIC_RELEASE);
+        }
+    }
+    pthread_mutex_unlock(&tb_lock);
+}
+
 void jc_forget_tb(const TB *tb)
 {
     const void *host = tb_entry_rx(tb);

@@ -45,10 +45,19 @@ typedef struct Tune {
     bool first_interp;  /* a block's first runs are interpreted, translated when it runs again */
     bool narrow;        /* a 32-bit result read only by 32-bit consumers is not sign-extended */
     bool zero_base;     /* the guest window at host address 0: no base register (user/mm.h) */
+    bool tlb_resize;    /* system mode: softmmu TLBs size themselves (system/tlb.h) */
     unsigned jc_bits;   /* log2 of jump cache entries (10..18, default 16) */
+    unsigned tlb_bits;  /* system mode: log2 of every TLB's entries, fixed (0: sized) */
 } Tune;
 
 extern Tune tune;
+
+/*
+ * Apply --tune's comma-separated list: NAME or no-NAME (the bools above
+ * that the mode has), jc-bits=N, and in system mode tlb-bits=N. NULL, or
+ * what is wrong with it (a static buffer).
+ */
+const char *tune_parse(const char *list, bool system);
 
 /* The -d items enabled, and the -D file (NULL: stderr). */
 extern unsigned log_mask;

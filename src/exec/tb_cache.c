@@ -244,15 +244,19 @@ static void log_tb(const TB *tb)
     }
 }
 
-/* Is the first instruction at pc fully fetchable? */
-static bool first_insn_ok(const CPUState *cpu, uint64_t pc)
+/* Is the first instruction at key fully fetchable? With a mode's own
+ * translation of pcs (code_phys), the next page may be anywhere, so it
+ * must not cross into it (the interpreter runs it). */
+static bool first_insn_ok(const CPUState *cpu, const TBKey *key)
 {
+    uint64_t pc = key->pc;
     if (pc & 1 || !guest_mem.ops->code_ok(cpu, pc, 2))
         return false;
-    if (insn_length(*(const uint16_t *)guest_mem_code(pc)) == 4 &&
-        !guest_mem.ops->code_ok(cpu, pc + 2, 2))
+    if (insn_length(*(const uint16_t *)guest_mem_code(key->phys)) == 2)
+        return true;
+    if (guest_mem.ops->code_phys && pc % TARGET_PAGE_SIZE == TARGET_PAGE_SIZE - 2)
         return false;
-    return true;
+    return guest_mem.ops->code_ok(cpu, pc + 2, 2);
 }
 
 static bool buffer_full(void)
@@ -288,7 +292,7 @@ int tb_translate(CPUState *cpu, const TBKey *key, TB **out)
     TB *tb = tb_lookup(key);
     if (tb)
         goto done;
-    if (!first_insn_ok(cpu, pc)) {
+    if (!first_insn_ok(cpu, key)) {
         r = TR_NOEXEC;
         goto done;
     }

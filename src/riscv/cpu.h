@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "exec/guest_mem.h"
+#include "exec/softmmu.h"
 #include "riscv/priv.h"
 
 /* The smallest guest page: the unit of code tracking (exec's page lists). */
@@ -68,13 +69,18 @@ typedef struct CPUState {
     uint64_t ras_base;
     uint32_t jit_mxcsr[2];     /* scratch for ldmxcsr/stmxcsr in translated FP code */
     uint32_t fence_i_count;    /* fence.i run by the interpreter (dispatch.c flushes after one) */
-    uint32_t tb_flags;         /* state that changes translation (TBKey.flags): 0 in user mode */
+    uint32_t tb_flags;         /* state that changes translation (TBKey.flags): 0 in user mode;
+                                * system mode: priv.h's TB_FLAGS_* */
+    uint32_t jc_flags;         /* the tb_flags the jump cache's blocks were found under */
 
     /* The interpreter's decoded-instruction cache (interp.c), mapped at its
      * first use and unmapped by interp_cpu_exit. */
     struct DCacheEntry *dcache;
     uint64_t dcache_gen_seen;  /* the flush generation its entries are valid for */
     uint64_t exec_page;        /* 1 + the last code page found fetchable (0: none) */
+
+    /* The softmmu TLBs translated code probes (exec/softmmu.h; system mode). */
+    TlbFast tlb[TLB_NIDX];
 
     /* The privileged architecture (system mode; off in user mode). */
     RiscvPriv priv;

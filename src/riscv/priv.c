@@ -63,6 +63,24 @@ static void mmu_changed(CPUState *cpu, bool all, uint64_t vaddr)
         priv_hooks.mmu_changed(cpu, all, vaddr);
 }
 
+/* The TLB index of an access at privilege mode (SUM for S-mode data). */
+static unsigned tlb_index(int mode, bool sum)
+{
+    return mode == PRV_U ? TLB_IDX_U : mode == PRV_M ? TLB_IDX_M : sum ? TLB_IDX_SUM : TLB_IDX_S;
+}
+
+/* cpu->tb_flags from the mode and mstatus (see priv.h). */
+static void update_tb_flags(CPUState *cpu)
+{
+    const RiscvPriv *p = &cpu->priv;
+    int data_mode = p->mode;
+    if (p->mode == PRV_M && (p->mstatus & MSTATUS_MPRV))
+        data_mode = (int)((p->mstatus & MSTATUS_MPP) >> 11);
+    cpu->tb_flags = tlb_index(p->mode, false) |
+                    tlb_index(data_mode, p->mstatus & MSTATUS_SUM) << 2 |
+                    ((p->mstatus & MSTATUS_FS) == MSTATUS_FS ? 0 : TB_FLAGS_FP_GATED);
+}
+
 /* mstatus changed from old: what translation depends on (MPRV, SUM, MXR,
  * and MPP while MPRV is set) drops cached translations; a mode change only
  * the interpreter's fetchable-page note (cached translations carry their
@@ -70,11 +88,12 @@ static void mmu_changed(CPUState *cpu, bool all, uint64_t vaddr)
 static void status_changed(CPUState *cpu, uint64_t old, int old_mode)
 {
     uint64_t now = cpu->priv.mstatus;
-    uint64_t watch = MSTATUS_MPRV | MSTATUS_SUM | MSTATUS_MXR |
-                     ((now | old) & MSTATUS_MPRV ? MSTATUS_MPP : 0);
-    if ((old ^ now) & watch)
+    update_tb_flags(cpu);
+    /* MPRV, MPP and SUM only choose another TLB; MXR changes what loads
+     * may read through every entry. */
+    if ((old ^ now) & MSTATUS_MXR)
         mmu_changed(cpu, true, 0);
-    else if (cpu->priv.mode != old_mode)
+    else if (cpu->priv.mode != old_mode || ((old ^ now) & (MSTATUS_MPRV | MSTATUS_MPP | MSTATUS_SUM)))
         cpu->exec_page = 0;
 }
 
@@ -119,11 +138,20 @@ static bool counter_ok(const RiscvPriv *p, unsigned bit)
 
 static bool fs_on(const RiscvPriv *p) { return (p->mstatus & MSTATUS_FS) != 0; }
 
+/* FS = Dirty (an FP register or CSR written): the kernel saves them. */
+static void fs_dirty(CPUState *cpu)
+{
+    if ((cpu->priv.mstatus & MSTATUS_FS) != MSTATUS_FS) {
+        cpu->priv.mstatus |= MSTATUS_FS;
+        update_tb_flags(cpu);
+    }
+}
+
 bool priv_fp_use(CPUState *cpu)
 {
     if (!fs_on(&cpu->priv))
         return false;
-    cpu->priv.mstatus |= MSTATUS_FS;    /* Dirty */
+    fs_dirty(cpu);
     return true;
 }
 
@@ -231,12 +259,12 @@ static bool csr_set(CPUState *cpu, unsigned csr, uint64_t v)
 {
     RiscvPriv *p = &cpu->priv;
     switch (csr) {
-    case CSR_FFLAGS: cpu->fflags = v & 0x1f; p->mstatus |= MSTATUS_FS; return true;
-    case CSR_FRM:    cpu->frm = v & 7; p->mstatus |= MSTATUS_FS; return true;
+    case CSR_FFLAGS: cpu->fflags = v & 0x1f; fs_dirty(cpu); return true;
+    case CSR_FRM:    cpu->frm = v & 7; fs_dirty(cpu); return true;
     case CSR_FCSR:
         cpu->fflags = v & 0x1f;
         cpu->frm = (v >> 5) & 7;
-        p->mstatus |= MSTATUS_FS;
+        fs_dirty(cpu);
         return true;
 
     case 0x100: set_mstatus(cpu, v, SSTATUS_WRITABLE); return true;
@@ -343,6 +371,7 @@ bool priv_debug_set_mode(CPUState *cpu, int mode)
     if (mode != PRV_U && mode != PRV_S && mode != PRV_M)
         return false;
     cpu->priv.mode = (uint8_t)mode;
+    update_tb_flags(cpu);
     mmu_changed(cpu, true, 0);
     return true;
 }
@@ -486,5 +515,6 @@ void priv_reset(CPUState *cpu, uint64_t hartid, int mode)
         pmp_open_all(&cpu->priv.pmp);
     }
     cpu->priv.mstatus = mode == PRV_M ? 0 : MSTATUS_FS & (1ULL << 13);    /* FS Initial */
+    update_tb_flags(cpu);
     mmu_changed(cpu, true, 0);
 }

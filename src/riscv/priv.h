@@ -91,6 +91,19 @@ typedef struct RiscvPriv {
 
 struct CPUState;
 
+/*
+ * cpu->tb_flags in system mode (the TBKey flags of translated code): the
+ * TLB index (exec/softmmu.h) of instruction fetches in bits 0-1 and of loads
+ * and stores in bits 2-3 (the effective privilege with MPRV, and SUM).
+ * priv.c keeps them current at every change of mode or mstatus.
+ */
+#define TB_FLAGS_FETCH_TLB(f) ((f) & 3u)
+#define TB_FLAGS_DATA_TLB(f)  (((f) >> 2) & 3u)
+/* FP instructions and CSRs must go through the interpreter: mstatus.FS is
+ * not Dirty (Off: they are illegal; Initial or Clean: the first makes it
+ * Dirty, which tells the kernel to save the FP registers). */
+#define TB_FLAGS_FP_GATED     (1u << 4)
+
 /* What priv_* operations tell the interpreter. */
 enum { PRIV_OK, PRIV_STOP, PRIV_ILLEGAL };
 

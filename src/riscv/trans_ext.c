@@ -518,9 +518,10 @@ static bool tr_fp_store(T *t, bool dbl)
     const Insn *in = t->in;
     if (in->rs1 == 0)
         return false;
-    emit_ld64(t->e, RAX, REG_CPU, F_OFF(in->rs2));
+    int v = be_store_scratch();
+    emit_ld64(t->e, v, REG_CPU, F_OFF(in->rs2));
     int a = src(t->e, in->rs1, RCX);
-    be_guest_store(t->c, RAX, a, in->rs1, (int32_t)in->imm, dbl ? 8 : 4, t->pc);
+    be_guest_store(t->c, v, a, in->rs1, (int32_t)in->imm, dbl ? 8 : 4, t->pc);
     return true;
 }
 
@@ -608,7 +609,14 @@ bool translate_ext(T *t)
     case OP_mulh:   return tr_mulh(t, 0);
     case OP_mulhu:  return tr_mulh(t, 1);
     case OP_mulhsu: return tr_mulh(t, 2);
-
+    default:
+        break;
+    }
+    /* The rest is F, D and the FP CSRs: in the interpreter while FS is not
+     * Dirty (it checks FS and makes it Dirty; riscv/priv.h). */
+    if (t->c->tb->flags & TB_FLAGS_FP_GATED)
+        return false;
+    switch ((enum insn_op)t->in->op) {
     case OP_flw: return tr_fp_load(t, false);
     case OP_fld: return tr_fp_load(t, true);
     case OP_fsw: return tr_fp_store(t, false);

@@ -16,8 +16,9 @@
  * CSRs, ebreak, illegal encodings, and the rare cases trans_ext.c leaves
  * out) calls the interpreter for that one instruction (be_call_interp):
  * slower, but exactly the golden model. cpu->instret (rdcycle/rdinstret)
- * counts only instructions run by the interpreter, so under the JIT it
- * undercounts: it is monotonic but not a retired-instruction count.
+ * is exact in system mode (be_count); user mode counts only instructions
+ * run by the interpreter (no add per block), so there it undercounts: it
+ * is monotonic but not a retired-instruction count.
  */
 #include "riscv/translate.h"
 
@@ -359,7 +360,7 @@ static bool tr_store(T *t, int size)
     }
     if (in->rs1 == 0)
         return false;
-    int v = src(t->e, in->rs2, RAX);
+    int v = src(t->e, in->rs2, be_store_scratch());
     int a = src(t->e, in->rs1, RCX);
     be_guest_store(t->c, v, a, in->rs1, (int32_t)in->imm, size, t->pc);
     return true;
@@ -611,15 +612,22 @@ static bool translate_insn(T *t)
 
 /* -- One block ------------------------------------------------------------------------- */
 
+/* The host bytes of the block being translated: code_bias + pc (its page
+ * is contiguous in host memory; a block leaves its first page only in user
+ * mode, where the whole window is). Translation is serialized (tb_lock). */
+static uintptr_t code_bias;
+
+static const void *code_at(uint64_t pc) { return (const void *)(code_bias + (uintptr_t)pc); }
+
 /* The instruction bits at pc: one load if aligned (never torn by a
  * concurrent rewrite; 4 aligned bytes never cross a page), else by parcels. */
 static uint32_t fetch(uint64_t pc)
 {
     if ((pc & 3) == 0)
-        return insn_bits_of_word(__atomic_load_n((const uint32_t *)guest_mem_code(pc), __ATOMIC_RELAXED));
-    uint32_t bits = *(const uint16_t *)guest_mem_code(pc);
+        return insn_bits_of_word(__atomic_load_n((const uint32_t *)code_at(pc), __ATOMIC_RELAXED));
+    uint32_t bits = *(const uint16_t *)code_at(pc);
     if ((bits & 3) == 3)
-        bits |= (uint32_t)*(const uint16_t *)guest_mem_code(pc + 2) << 16;
+        bits |= (uint32_t)*(const uint16_t *)code_at(pc + 2) << 16;
     return bits;
 }
 
@@ -666,12 +674,33 @@ static void track_constants(T *t)
     }
 }
 
+/*
+ * With exact instret (be_count), count before an instruction that leaves
+ * the block or may: a control transfer or fence.i retires, so it counts
+ * itself; ecall, ebreak and an illegal instruction trap without retiring.
+ * True if the instruction is dealt with.
+ */
+static bool count_before(T *t)
+{
+    switch ((enum insn_op)t->in->op) {
+    case OP_beq: case OP_bne: case OP_blt: case OP_bge: case OP_bltu: case OP_bgeu:
+    case OP_jal: case OP_jalr: case OP_fence_i:
+        be_count(t->c, 1);
+        return true;
+    case OP_ecall: case OP_ebreak: case OP_illegal:
+        be_count(t->c, 0);
+        return true;
+    default:
+        return false;
+    }
+}
+
 /* Does the instruction at n (> 0) in a block from page start a new block? */
 static bool block_limit(unsigned n, uint64_t pc, uint64_t page)
 {
     if (n == TB_MAX_INSNS || pc / TARGET_PAGE_SIZE != page)
         return true;
-    return (pc + insn_length(*(const uint16_t *)guest_mem_code(pc)) - 1) / TARGET_PAGE_SIZE != page;
+    return (pc + insn_length(*(const uint16_t *)code_at(pc)) - 1) / TARGET_PAGE_SIZE != page;
 }
 
 /*
@@ -782,19 +811,23 @@ static bool stays_narrow(const Insn *pre, unsigned npre, unsigned n)
 
 void translate_block(TB *tb, Emit *e, Emit *cold, uint16_t map[][2])
 {
-    BeCtx c = { .e = *e, .cold = *cold, .tb = tb, .entry = e->p };
+    BeCtx c = { .e = *e, .cold = *cold, .tb = tb, .entry = e->p,
+                .tlb_idx = (uint8_t)TB_FLAGS_DATA_TLB(tb->flags),
+                .count = guest_mem.softmmu };
     uint64_t page = tb->pc / TARGET_PAGE_SIZE;
     uint64_t pc = tb->pc;
     Insn in;
     T t = { .c = &c, .e = &c.e, .in = &in, .known = 1 };    /* x0 = 0 */
     uint8_t uses[32];
     Insn pre[TB_MAX_INSNS];
+    code_bias = (uintptr_t)guest_mem_code(tb->phys) - (uintptr_t)tb->pc;
     unsigned npre = predecode(pc, pre, uses);     /* the loop below goes through pc in order */
 
     be_choose_remap(&c, uses);
     be_tb_start(&c);
     for (unsigned n = 0;; n++) {
         if (n > 0 && block_limit(n, pc, page)) {     /* the page end, the length limit */
+            be_count(&c, 0);
             be_goto_tb(&c, pc);
             break;
         }
@@ -809,7 +842,12 @@ void translate_block(TB *tb, Emit *e, Emit *cold, uint16_t map[][2])
         t.next = n + 1 < npre ? &pre[n + 1] : NULL;
         t.sext = !(tune.narrow && in.rd != 0 && n < npre &&
                    narrow_class(&in) == NARROW_W && stays_narrow(pre, npre, n));
+        c.interp_called = false;
+        bool counted = count_before(&t);
         bool end = translate_insn(&t);
+        if (!counted && !c.interp_called)
+            c.pending++;
+        be_insn_done(&c);
         track_constants(&t);
         be_forget(&c, in.rd);       /* rd (or an FP rd: harmlessly the same bit) */
         pc += in.len;

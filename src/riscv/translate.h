@@ -19,9 +19,9 @@
  * cold->p, away from the hot code so that runs of hot code stay dense in
  * the instruction cache. The caller holds guest_mem.ops->code_lock and has
  * checked that the first instruction may be fetched (code_ok); the block
- * reads its code through guest_mem_code and stops before any
+ * reads its code through guest_mem_code(tb->phys) and stops before any
  * instruction that starts on another page or crosses into one (unless it is
- * the first, whose second page the caller also checked).
+ * the first, whose second page the caller also checked: user mode only).
  * Fills tb->guest_size, ninsns, jmp_field/jmp_stub, and map[i] =
  * {host offset from the entry, guest offset} of each instruction.
  */

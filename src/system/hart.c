@@ -37,6 +37,7 @@
 #include "system/machine.h"
 #include "system/sbi.h"
 #include "system/sys_mem.h"
+#include "system/tlb.h"
 
 /* -- Wake-ups ---------------------------------------------------------------------- */
 
@@ -56,6 +57,7 @@ static void cond_init_monotonic(pthread_cond_t *c)
 void hart_kick(Hart *h)
 {
     __atomic_store_n(&h->cpu.exit_request, 1, __ATOMIC_SEQ_CST);
+    exec_kick(&h->cpu);                 /* after the flag: see exec_kick */
     pthread_mutex_lock(&h->lock);
     pthread_cond_broadcast(&h->wake);
     pthread_mutex_unlock(&h->lock);
@@ -248,7 +250,7 @@ void hart_remote_flush(Hart *h)
 static void apply_remote_flush(Hart *h)
 {
     if (__atomic_load_n(&h->remote_flush, __ATOMIC_ACQUIRE)) {
-        sys_tlb_flush(&h->cpu, true, 0);
+        tlb_flush(&h->cpu, true, 0);
         __atomic_store_n(&h->remote_flush, 0, __ATOMIC_RELEASE);
     }
 }
@@ -273,13 +275,16 @@ static bool wait_until_started(Hart *h)
     return go;
 }
 
+bool hart_use_jit;
+
 /* Logged runs are bounded stretches, so the loop's interrupt and timer
- * checks keep their pace. */
+ * checks keep their pace. -d in_asm under the JIT logs each block as it
+ * is translated instead. */
 enum exit_reason hart_run_code(CPUState *cpu)
 {
-    if (log_mask & (LOG_IN_ASM | LOG_EXEC))
+    if ((log_mask & LOG_EXEC) || ((log_mask & LOG_IN_ASM) && !hart_use_jit))
         return interp_run_logged(cpu, 4096);
-    return interp_run(cpu);
+    return hart_use_jit ? exec_run(cpu) : interp_run(cpu);
 }
 
 void hart_run(Hart *h)
@@ -327,8 +332,8 @@ Hart *hart_create(unsigned id)
     cond_init_monotonic(&h->wake);
     h->mtimecmp = UINT64_MAX;
     h->hsm_state = HSM_STOPPED;
-    sys_tlb_flush(&h->cpu, true, 0);
     exec_cpu_init(&h->cpu);
+    tlb_init(&h->cpu);
     priv_reset(&h->cpu, id, PRV_M);
     priv_hooks.timer_changed = priv_timer_changed;
     return h;

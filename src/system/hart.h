@@ -4,8 +4,8 @@
  * compare of the ACLINT, the HSM state of the SBI, and what a hart waiting
  * in wfi sleeps on.
  *
- * hart_run() is a hart's loop: it runs guest code through the interpreter
- * (issue 18; the JIT in issue 19) and turns each exit into what the
+ * hart_run() is a hart's loop: it runs guest code through the JIT (or the
+ * interpreter, --interp) and turns each exit into what the
  * machine does: a trap into the guest (exceptions, interrupts), an SBI
  * call served by xlat (an S-mode ecall with -bios default), a wfi sleep.
  *
@@ -27,20 +27,20 @@ enum { HSM_STARTED = 0, HSM_STOPPED = 1, HSM_START_PENDING = 2, HSM_STOP_PENDING
        HSM_SUSPENDED = 4 };
 
 /*
- * The hart's translation cache for the interpreter (sys_mem.c): direct
- * mapped by virtual page, tagged by page and effective privilege, with the
- * accesses a page walk and PMP allowed (1 << enum mem_access each: a store
- * after a load walks again, so D gets set). Emptied when translation or
- * PMP may change.
+ * One of a hart's softmmu TLBs (sys_mem.c), one per TLB index (a
+ * privilege's view: exec/softmmu.h): the entries translated code and the
+ * interpreter probe (cpu.tlb[idx] holds the table and its mask), the
+ * physical page of each, and what the seed's dynamic sizing counts.
  */
-#define SYS_TLB_SIZE 256
-typedef struct SysTlbEntry {
-    uint64_t vpage;                    /* va >> 12; UINT64_MAX: empty */
-    uint64_t pa_page;                  /* pa >> 12 */
-    uint8_t *host;                     /* the page in RAM, or NULL: a device */
-    uint8_t mode, allow;
-    bool pmp_exact;                    /* PMP regions split the page: check each access */
-} SysTlbEntry;
+typedef struct SysTlb {
+    TlbEntry *table;
+    uint64_t *pa_page;                 /* per entry: the physical page it maps */
+    unsigned bits;                     /* log2 of the entries in use */
+    unsigned used;                     /* entries filled since the last full flush */
+    unsigned window_max;               /* the most used in this sizing window */
+    uint64_t window_start;             /* ns (CLOCK_MONOTONIC) */
+    uint64_t fills, flushes, resizes;  /* -d stats */
+} SysTlb;
 
 typedef struct Hart {
     CPUState cpu;                      /* first: a CPUState * is a Hart * */
@@ -55,7 +55,8 @@ typedef struct Hart {
 
     int remote_flush;                  /* another hart's RFENCE: flush before running */
 
-    SysTlbEntry tlb[SYS_TLB_SIZE];
+    SysTlb tlb[TLB_NIDX];
+    struct { uint64_t lo, hi; } super_span;  /* superpages in the TLBs (sys_mem.c) */
 } Hart;
 
 static inline Hart *hart_of(CPUState *cpu) { return (Hart *)cpu; }
@@ -76,9 +77,14 @@ Hart *hart_create(unsigned id);
 /* Run h's loop on the calling thread until the machine's run ends. */
 void hart_run(Hart *h);
 
+/* Guest code runs through the JIT (exec_run), not the interpreter alone
+ * (--interp). Set before the harts exist. */
+extern bool hart_use_jit;
+
 /* Run cpu's guest code until an exit, as the hart loop does (the gdb
- * stub's path without breakpoints too): interp_run, or instruction by
- * instruction while -d in_asm or exec logs it. */
+ * stub's path without breakpoints too): exec_run or interp_run, or
+ * instruction by instruction while -d exec (or -d in_asm without the JIT)
+ * logs it. */
 enum exit_reason hart_run_code(CPUState *cpu);
 
 /* Start every hart's host thread (the boot hart's too) and wait for the

@@ -19,6 +19,7 @@
 #include <sys/random.h>
 #include <unistd.h>
 
+#include "exec/exec.h"
 #include "exec/settings.h"
 #include "system/fdt.h"
 #include "system/gdbstub.h"
@@ -36,6 +37,7 @@
 #include "system/net_slirp.h"
 #include "system/sbi.h"
 #include "system/sys_mem.h"
+#include "system/tlb.h"
 
 /* A -drive (with if=none, it waits for the -device naming its id). */
 typedef struct Drive {
@@ -68,6 +70,7 @@ typedef struct Options {
     unsigned nnetdevs;
     const char *gdb;                   /* -gdb DEVICE (-s: tcp::1234); NULL or "none": no stub */
     bool freeze;                       /* -S: the harts wait for gdb's continue */
+    bool interp;                       /* --interp: no translation */
 } Options;
 
 static _Noreturn void die(const char *fmt, ...)
@@ -105,6 +108,9 @@ static const LogItem log_items[] = {
     { "mmu",          LOG_MMU,          "log page faults" },
     { "guest_errors", LOG_GUEST_ERRORS, "log accesses to nothing and bad device use" },
     { "unimp",        LOG_UNIMP,        "log unimplemented CSRs, SBI calls, device registers" },
+    { "out_asm",      LOG_OUT_ASM,      "show the host code of each translated block" },
+    { "nochain",      LOG_NOCHAIN,      "do not chain translated blocks together" },
+    { "stats",        LOG_STATS,        "print JIT and TLB counters at exit" },
 };
 
 static void parse_log(const char *list)
@@ -317,7 +323,14 @@ static void usage(void)
            "  -gdb tcp::PORT|tcp:HOST:PORT  wait for gdb connections (harts are threads)\n"
            "  -s                      -gdb tcp::1234\n"
            "  -S                      do not start the harts until gdb continues\n"
-           "  -d ITEMS, -D FILE       log items (-d help), log file\n",
+           "  -d ITEMS, -D FILE       log items (-d help), log file\n"
+           "  --interp                run guest code in the interpreter, not the JIT\n"
+           "  --tune ITEM[,...]       JIT mechanisms, all on by default: no-cflags, no-nostore,\n"
+           "                          no-inline-jc, no-cycle-poll, no-poison, no-disp,\n"
+           "                          no-superblock, no-ras, no-first-interp, no-remap,\n"
+           "                          no-narrow (as xlat's), jc-bits=N (10..18), and the\n"
+           "                          softmmu TLB's: tlb-bits=N (2^N entries, 6..22, fixed),\n"
+           "                          no-tlb-resize (2^8, fixed)\n",
            MACHINE_MAX_HARTS);
     exit(0);
 }
@@ -394,7 +407,13 @@ static void parse_args(int argc, char **argv, Options *o)
             parse_log(need(argc, argv, &i));
         else if (!strcmp(a, "-D"))
             o->log_path = need(argc, argv, &i);
-        else if (!strcmp(a, "-h") || !strcmp(a, "-help"))
+        else if (!strcmp(a, "-interp"))
+            o->interp = true;
+        else if (!strcmp(a, "-tune")) {
+            const char *bad = tune_parse(need(argc, argv, &i), true);
+            if (bad)
+                die("%s", bad);
+        } else if (!strcmp(a, "-h") || !strcmp(a, "-help"))
             usage();
         else
             die("unsupported option '%s' (xlat-system -h lists what is supported)", argv[i]);
@@ -485,6 +504,7 @@ int main(int argc, char **argv)
     static Options o;
     o = (Options){ .ram_size = 128ULL << 20, .smp = 1, .bios = "default" };
     parse_args(argc, argv, &o);
+    log_file = stderr;
     if (o.log_path && !(log_file = fopen(o.log_path, "w")))
         die("-D %s: %s", o.log_path, strerror(errno));
     if (!o.kernel && strcmp(o.bios, "none") == 0)
@@ -497,6 +517,11 @@ int main(int argc, char **argv)
     setup_ram(o.ram_size);
     BootRam ram = { machine.ram, VIRT_RAM_BASE, o.ram_size };
     sys_mem_init();
+    hart_use_jit = !o.interp;
+    if (hart_use_jit) {
+        tune.fork_warm = false;         /* user mode's */
+        exec_init();
+    }
     machine.nharts = o.smp;
     for (unsigned i = 0; i < o.smp; i++)
         machine.harts[i] = hart_create(i);
@@ -558,6 +583,11 @@ int main(int argc, char **argv)
         gdbstub_start(o.freeze);
     harts_run_all();
     gdbstub_report_exit();
+    if (log_mask & LOG_STATS) {
+        if (hart_use_jit)
+            exec_print_stats();
+        tlb_print_stats();
+    }
     uart_restore_tty();
     if (machine.reboot && !o.no_reboot) {
         execv("/proc/self/exe", argv);

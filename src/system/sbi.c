@@ -15,7 +15,7 @@
 #include "exec/settings.h"
 #include "system/hart.h"
 #include "system/machine.h"
-#include "system/sys_mem.h"
+#include "system/tlb.h"
 
 bool sbi_builtin = true;
 
@@ -85,7 +85,7 @@ static void send_ipi(Hart *h, void *arg) { (void)arg; hart_set_mip(h, MIP_SSIP, 
 static void remote_flush(Hart *h, void *self)
 {
     if (h == self)
-        sys_tlb_flush(&h->cpu, true, 0);
+        tlb_flush(&h->cpu, true, 0);
     else
         hart_remote_flush(h);
 }
@@ -94,8 +94,9 @@ static SbiRet rfence(Hart *self, unsigned long fid, const uint64_t *a)
 {
     if (fid > 2)
         return err(SBI_ERR_NOT_SUPPORTED);
-    /* fence.i: the interpreter fetches through memory, nothing is cached.
-     * sfence.vma (any range or ASID): every cached translation goes. */
+    /* fence.i: nothing to do, as for a local one (every store to code
+     * dropped its translations already: tlb.h). sfence.vma (any range or
+     * ASID): every cached translation goes. */
     long e = for_each_hart(a[0], a[1], fid == 0 ? nothing : remote_flush, self);
     return e ? err(e) : ok(0);
 }

@@ -1,7 +1,7 @@
 /*
  * System mode's guest memory for the execution core (exec/guest_mem.h):
  * no direct window; every access is translated (riscv/mmu.c) through the
- * hart's small translation cache and reaches RAM or a device register.
+ * hart's softmmu TLBs (tlb.h) and reaches RAM or a device register.
  */
 #ifndef XLAT_SYSTEM_SYS_MEM_H
 #define XLAT_SYSTEM_SYS_MEM_H
@@ -17,9 +17,6 @@ void sys_mem_init(void);
 
 /* Physical memory for the page walk and the loaders: 8 bytes at pa. */
 uint64_t *sys_phys_u64(uint64_t pa);
-
-/* Drop cpu's cached translations (all, or the page holding vaddr). */
-void sys_tlb_flush(CPUState *cpu, bool all, uint64_t vaddr);
 
 /* A debugger's access to cpu's virtual memory (gdb): translated as a load
  * at the current privilege would be, without permission checks, faults or

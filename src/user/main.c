@@ -110,42 +110,16 @@ static _Noreturn void die(const char *fmt, const char *arg)
 
 /* -- Option values -------------------------------------------------------- */
 
-static const struct { const char *name; bool *flag; } tune_items[] = {
-    { "cflags", &tune.cflags }, { "nostore", &tune.nostore }, { "inline-jc", &tune.inline_jc },
-    { "xpage", &tune.xpage }, { "cycle-poll", &tune.cycle_poll }, { "poison", &tune.poison },
-    { "disp", &tune.disp }, { "checked-reuse", &tune.checked_reuse },
-    { "ras", &tune.ras }, { "superblock", &tune.superblock }, { "fork-warm", &tune.fork_warm },
-    { "first-interp", &tune.first_interp }, { "remap", &tune.remap },
-    { "narrow", &tune.narrow }, { "zero-base", &tune.zero_base },
-};
 static char tune_arg[256];          /* every --tune given, for an exec'd xlat */
 
 /* --tune no-NAME,NAME,jc-bits=N */
 static void parse_tune(const char *v)
 {
-    char buf[256];
-    snprintf(buf, sizeof buf, "%s", v);
     snprintf(tune_arg + strlen(tune_arg), sizeof tune_arg - strlen(tune_arg), "%s%s",
              tune_arg[0] ? "," : "", v);
-    for (char *save = NULL, *item = strtok_r(buf, ",", &save); item;
-         item = strtok_r(NULL, ",", &save)) {
-        if (!strncmp(item, "jc-bits=", 8)) {
-            char *end;
-            unsigned long n = strtoul(item + 8, &end, 10);
-            if (*end || n < 10 || n > 18)
-                die("--tune jc-bits=N needs 10 <= N <= 18, not '%s'", item + 8);
-            tune.jc_bits = (unsigned)n;
-            continue;
-        }
-        bool on = strncmp(item, "no-", 3) != 0;
-        const char *name = on ? item : item + 3;
-        size_t i = 0;
-        while (i < sizeof tune_items / sizeof tune_items[0] && strcmp(tune_items[i].name, name))
-            i++;
-        if (i == sizeof tune_items / sizeof tune_items[0])
-            die("unknown --tune item '%s' (try -h)", item);
-        *tune_items[i].flag = on;
-    }
+    const char *bad = tune_parse(v, false);
+    if (bad)
+        die("%s", bad);
 }
 
 static const LogItem log_items[] = {

@@ -17,6 +17,7 @@
 
 #include "exec/exec.h"
 #include "exec/settings.h"
+#include "exec/softmmu.h"
 
 int8_t be_guest_reg[32] = {
     [0] = -1,
@@ -131,8 +132,32 @@ static void remap(BeCtx *c)
 BeSlow *be_slow_add(BeCtx *c, uint64_t pc)
 {
     BeSlow *s = &c->slow[c->nslow++];
-    *s = (BeSlow){ .pc = pc, .remapped = c->remapped };
+    *s = (BeSlow){ .pc = pc, .remapped = c->remapped, .retired = c->pending };
     return s;
+}
+
+/* cpu->instret += n (negative: -= ), flags clobbered. */
+static void instret_add(Emit *e, int32_t n)
+{
+    if (n == 0)
+        return;
+    if (n >= -128 && n <= 127) {
+        emit_modrm_mem(e, OPC_ARITH_EvIb | P_REXW, ARITH_ADD, REG_CPU, NO_REG, 0,
+                       CPU_OFF(instret));
+        emit_u8(e, (uint8_t)(int8_t)n);
+    } else {
+        emit_modrm_mem(e, OPC_ARITH_EvIz | P_REXW, ARITH_ADD, REG_CPU, NO_REG, 0,
+                       CPU_OFF(instret));
+        emit_imm32(e, (uint32_t)n);
+    }
+}
+
+void be_count(BeCtx *c, uint32_t also)
+{
+    if (!c->count)
+        return;
+    instret_add(&c->e, (int32_t)(c->pending + also));
+    c->pending = 0;
 }
 
 /* -- Runtime stubs ---------------------------------------------------------- */
@@ -173,13 +198,20 @@ static void emit_interp_helper_call(Emit *e)
 /* Bytes of host stack the return-address stack may use (8 per entry). */
 #define RAS_BYTES (4096 * 8)
 
-/* With the window at host address 0, r14 is free for a guest register. */
+/* With the window at host address 0, r14 is free for a guest register;
+ * without a window (softmmu) it is a third scratch register, for store
+ * values (be_store_scratch). */
 static void set_guest_base(const uint8_t *gbase)
 {
-    bool zero = gbase == NULL;
-    gbase_reg = zero ? NO_REG : REG_GBASE;
+    bool zero = gbase == NULL && !guest_mem.softmmu;
+    gbase_reg = gbase ? REG_GBASE : NO_REG;
     be_guest_reg[GUEST_IN_R14] = zero ? R14 : -1;
     be_host_guest[R14] = zero ? GUEST_IN_R14 : -1;
+}
+
+int be_store_scratch(void)
+{
+    return guest_mem.softmmu ? REG_T2 : REG_T0;
 }
 
 void be_gen_runtime(Emit *e, JitRuntime *rt, uint8_t *gbase)
@@ -336,6 +368,7 @@ static void exit_poll(BeCtx *c, uint64_t target, bool indirect)
     p->target = target;
     p->indirect = indirect;
     p->remapped = c->remapped;
+    p->uncount = false;
 }
 
 /* The next slot's target and the field its patchable jump will have. */
@@ -364,8 +397,11 @@ void be_goto_tb(BeCtx *c, uint64_t target)
 
 void be_branch_begin(BeCtx *c, uint64_t pc, uint64_t taken, uint64_t next)
 {
-    if (taken <= c->tb->pc || (next && next <= c->tb->pc))
+    if (taken <= c->tb->pc || (next && next <= c->tb->pc)) {
         exit_poll(c, pc, false);
+        if (tune.cycle_poll)
+            c->poll[c->npoll - 1].uncount = c->count;
+    }
 }
 
 void be_branch_end(BeCtx *c, int cc, uint64_t taken, uint64_t next)
@@ -496,6 +532,14 @@ void be_tb_start(BeCtx *c)
     remap(c);
 }
 
+void be_insn_done(BeCtx *c)
+{
+    for (int i = c->nslow - 1; i >= 0 && c->slow[i].resume_next; i--) {
+        c->slow[i].resume = c->e.p;
+        c->slow[i].resume_next = false;
+    }
+}
+
 void be_tb_finish(BeCtx *c)
 {
     Emit *e = &c->cold;
@@ -503,9 +547,13 @@ void be_tb_finish(BeCtx *c)
         emit_patch_rel32(c->slow[i].jcc, e->p);
         if (c->slow[i].remapped)
             emit_swap(c->tb, e, false);
+        if (c->count)
+            instret_add(e, (int32_t)c->slow[i].retired);
         emit_mov_ri(e, RAX, c->slow[i].pc);
         if (c->slow[i].resume) {
             emit_patch_rel32(emit_call(e), jit_rt.interp_call);
+            if (c->count)
+                instret_add(e, -(int32_t)(c->slow[i].retired + 1));
             if (c->slow[i].remapped)
                 emit_swap(c->tb, e, true);
             emit_patch_rel32(emit_jmp(e), c->slow[i].resume);
@@ -524,6 +572,8 @@ void be_tb_finish(BeCtx *c)
         emit_patch_rel32(c->poll[i].jcc, e->p);
         if (c->poll[i].remapped)
             emit_swap(c->tb, e, false);
+        if (c->poll[i].uncount)
+            instret_add(e, -1);
         if (c->poll[i].indirect)
             emit_st64(e, RAX, REG_CPU, CPU_OFF(pc));
         else
@@ -541,6 +591,8 @@ void be_tb_finish(BeCtx *c)
 
 void be_call_interp(BeCtx *c, uint64_t pc)
 {
+    be_count(c, 0);
+    c->interp_called = true;
     unmap(c);
     emit_mov_ri(&c->e, RAX, pc);
     emit_patch_rel32(emit_call(&c->e), jit_rt.interp_call);
@@ -600,9 +652,48 @@ static int guest_base_of(int *index)
     return base;
 }
 
+/*
+ * The softmmu probe (exec/softmmu.h) of an access of size bytes at guest
+ * [addr + disp], for the block's data TLB: rax = the entry, its tag for
+ * the access kind compared with the page of the access's last byte (any
+ * flag, or a page crossing, misses into the interpreter, which runs the
+ * whole instruction and comes back after it: be_insn_done); then rcx =
+ * the addend. Returns the index register of the host operand [rcx + index
+ * + disp]: addr, or none if addr was rcx (the probe overwrote it: the
+ * guest register's home, in CPUState, is added to rcx instead).
+ */
+static int tlb_probe(BeCtx *c, int addr, int base, int32_t *disp, int size, bool store,
+                     uint64_t pc)
+{
+    Emit *e = &c->e;
+    int32_t fast = CPU_OFF(tlb) + (int32_t)(c->tlb_idx * sizeof(TlbFast));
+    int32_t tag = store ? (int32_t)offsetof(TlbEntry, addr_write)
+                        : (int32_t)offsetof(TlbEntry, addr_read);
+    emit_lea(e, RAX, addr, NO_REG, 0, *disp, false);
+    emit_shift_ri(e, SHIFT_SHR, RAX, TARGET_PAGE_BITS - TLB_ENTRY_BITS, false);
+    emit_arith_rm(e, ARITH_AND, RAX, REG_CPU, fast + (int32_t)offsetof(TlbFast, mask), false);
+    emit_arith_rm(e, ARITH_ADD, RAX, REG_CPU, fast + (int32_t)offsetof(TlbFast, table), false);
+    emit_lea(e, RCX, addr, NO_REG, 0, *disp + size - 1, false);
+    emit_arith_ri(e, ARITH_AND, RCX, -(int32_t)TARGET_PAGE_SIZE, false);
+    emit_modrm_mem(e, OPC_ARITH_GvEv | ARITH_CMP << 3 | P_REXW, RCX, RAX, NO_REG, 0, tag);
+    BeSlow *s = be_slow_add(c, pc);
+    s->jcc = emit_jcc(e, CC_NE);
+    s->resume_next = true;
+    emit_ld64(e, RCX, RAX, (int32_t)offsetof(TlbEntry, addend));
+    if (addr != RCX)
+        return addr;
+    emit_arith_rm(e, ARITH_ADD, RCX, REG_CPU, CPU_X_OFF(base), false);
+    return NO_REG;
+}
+
 void be_guest_load(BeCtx *c, int dst, int addr, int base, int32_t disp, int size, bool sign,
                    uint64_t pc)
 {
+    if (guest_mem.softmmu) {
+        int index = tlb_probe(c, addr, base, &disp, size, false, pc);
+        emit_load_sized(&c->e, dst, RCX, index, disp, size, sign);
+        return;
+    }
     window_check(c, addr, base, pc);
     addr = unfold_disp(c, addr, &disp);
     int hbase = guest_base_of(&addr);
@@ -639,6 +730,11 @@ void be_guest_store_abs(BeCtx *c, int src, uint64_t addr, int size)
 
 void be_guest_store(BeCtx *c, int src, int addr, int base, int32_t disp, int size, uint64_t pc)
 {
+    if (guest_mem.softmmu) {
+        int index = tlb_probe(c, addr, base, &disp, size, true, pc);
+        emit_store_sized(&c->e, src, RCX, index, disp, size);
+        return;
+    }
     window_check(c, addr, base, pc);
     addr = unfold_disp(c, addr, &disp);
     int hbase = guest_base_of(&addr);

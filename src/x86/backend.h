@@ -35,6 +35,7 @@
 #define REG_GBASE R14
 #define REG_T0    RAX
 #define REG_T1    RCX
+#define REG_T2    R14      /* softmmu only (guest_mem.softmmu): a store's value */
 
 /* Host register of guest register g, or -1 if it lives in CPUState (x0: -1).
  * Fixed once be_gen_runtime has run. */
@@ -63,10 +64,22 @@ _Static_assert(CPU_X_OFF(5) >= -128 && CPU_OFF(ras_floor) <= 120,
 /* Per-block code generation state. */
 /* An out-of-line interpreter call for pc, then back to resume (NULL: leave
  * to the dispatcher instead). */
-typedef struct BeSlow { uint8_t *jcc; uint8_t *resume; uint64_t pc; bool remapped; } BeSlow;
+typedef struct BeSlow {
+    uint8_t *jcc;
+    uint8_t *resume;
+    uint64_t pc;
+    bool remapped;
+    bool resume_next;           /* resume after this instruction (be_insn_done sets resume) */
+    uint32_t retired;           /* be_count: instructions before it not yet counted */
+} BeSlow;
 typedef struct BeStub { uint64_t target; } BeStub;     /* slot n: stub[n] */
 /* An exit poll's branch to its stub; indirect: the target pc is in rax. */
-typedef struct BePoll { uint8_t *jcc; uint64_t target; bool indirect, remapped; } BePoll;
+typedef struct BePoll {
+    uint8_t *jcc;
+    uint64_t target;
+    bool indirect, remapped;
+    bool uncount;               /* be_count: leaves before the branch it counted */
+} BePoll;
 
 typedef struct BeCtx {
     Emit e;
@@ -83,6 +96,10 @@ typedef struct BeCtx {
     uint32_t checked;           /* guest registers known to be below the window limit */
     int8_t map[32];             /* this block's mapping (be_cur_map while translating) */
     bool remapped;              /* code emitted here runs with tb->remap in effect */
+    uint8_t tlb_idx;            /* softmmu: the TLB loads and stores probe (exec/softmmu.h) */
+    bool count;                 /* count retired instructions in cpu->instret (be_count) */
+    uint32_t pending;           /* native instructions retired since the last count */
+    bool interp_called;         /* the current instruction ran in the interpreter */
 } BeCtx;
 
 /*
@@ -192,6 +209,31 @@ void be_guest_store(BeCtx *c, int src, int addr, int base, int32_t disp, int siz
  */
 void be_guest_load_abs(BeCtx *c, int dst, uint64_t addr, int size, bool sign);
 void be_guest_store_abs(BeCtx *c, int src, uint64_t addr, int size);
+
+/*
+ * Without a window (guest_mem.softmmu) every access probes the vCPU's TLB
+ * inline (c->tlb_idx) and a miss runs the instruction in the interpreter,
+ * then goes on after it: the translator calls be_insn_done after each
+ * instruction, and puts a store's value in be_store_scratch() (rax with a
+ * window, r14 without: the probe needs rax and rcx) if it needs a scratch
+ * register for it. An address register that is rcx must hold guest
+ * register base, whose home is then CPUState.
+ */
+void be_insn_done(BeCtx *c);
+int be_store_scratch(void);
+
+/*
+ * Exact instret (c->count: system mode, where minstret is architectural).
+ * The translator counts its native instructions in c->pending and adds
+ * them to cpu->instret (be_count: one add) before anything can look at it
+ * or leave the block: before a control transfer (counting it too, as it
+ * retires by transferring), an interpreter call (which counts its own
+ * instruction) and the block's end. A slow path adds what was pending
+ * before its instruction and, resuming, takes back that and its
+ * instruction, which the hot path counts later; an exit poll before a
+ * branch takes back the branch.
+ */
+void be_count(BeCtx *c, uint32_t also);
 
 /* Guest register g was written: its next access checks the window again. */
 static inline void be_forget(BeCtx *c, int g) { c->checked &= ~(1u << g); }

@@ -6,7 +6,9 @@
 // and device ids (the disk in the top slot, 7), reset, feature negotiation
 // (VERSION_1, and FLUSH when offered), queue 0, the capacity, then read
 // sector 0, write sector 1 (the runner checks the host file after the run),
-// read it back, GET_ID, a read past the end (IOERR) and a flush. Each
+// read it back, a read into a page of code that has run (the code the
+// device wrote must run after fence.i), GET_ID, a read past the end
+// (IOERR) and a flush. Each
 // completion raises InterruptStatus bit 0 and the slot's PLIC line (irq 8),
 // taken in M-mode through claim/complete and acknowledged with
 // InterruptACK.
@@ -144,6 +146,37 @@ static int request(uint32_t type, uint64_t sector, void *data, uint32_t len, int
     return status_byte;
 }
 
+/* -- DMA into code ------------------------------------------------------------ */
+
+/* A page of code the device overwrites: translations of it must go. */
+static uint32_t code_page[1024] __attribute__((aligned(4096)));
+
+static void dma_into_code(void)
+{
+    section("read into a page of code that has run");
+    long (*f)(void) = (long (*)(void))(uintptr_t)code_page;
+    code_page[0] = 0x00100513u;             /* li a0, 1 */
+    code_page[1] = 0x00008067u;             /* ret */
+    asm volatile("fence.i" ::: "memory");
+    long before = 0;
+    for (int i = 0; i < 40; i++)            /* translated by now under a JIT */
+        before += f();
+    CHECK_EQ("  the old code ran: li a0, 1", before, 40);
+    /* Sector 2 gets li a0, 2; ret, then is read over the code. */
+    uint32_t *words = (uint32_t *)buf;
+    for (unsigned i = 0; i < sizeof buf / 4; i++)
+        words[i] = 0x00000013u;             /* nop */
+    words[0] = 0x00200513u;                 /* li a0, 2 */
+    words[1] = 0x00008067u;
+    CHECK_EQ("  sector 2 written", request(T_OUT, 2, buf, sizeof buf, 1), S_OK);
+    CHECK_EQ("  read into the code page", request(T_IN, 2, code_page, sizeof buf, 0), S_OK);
+    asm volatile("fence.i" ::: "memory");
+    long after = 0;
+    for (int i = 0; i < 40; i++)
+        after += f();
+    CHECK_EQ("  the code the device wrote runs: li a0, 2", after, 80);
+}
+
 /* -- The test ----------------------------------------------------------------- */
 
 static void probe_slots(void)
@@ -235,6 +268,8 @@ void test_main(uint64_t hartid, uint64_t dtb)
         same &= buf[i] == (i < sizeof SECTOR1_TEXT - 1 ? (uint8_t)SECTOR1_TEXT[i]
                                                         : (uint8_t)(i * 7 + 3));
     CHECK("  sector 1: what was written", same);
+
+    dma_into_code();
 
     section("GET_ID");
     for (unsigned i = 0; i < 20; i++)

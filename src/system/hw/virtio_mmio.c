@@ -60,6 +60,7 @@
 #include "exec/settings.h"
 #include "system/hw/virtio.h"
 #include "system/machine.h"
+#include "system/tlb.h"
 
 #define VIRTIO_MMIO_SIZE 0x1000u
 #define VIRT_MAGIC       0x74726976u      /* "virt" */
@@ -363,6 +364,14 @@ static bool collect(VirtioMmio *m, unsigned q, uint16_t head, VirtqReq *req)
     return true;
 }
 
+/* The device has written req's device-writable buffers (DMA into RAM):
+ * translated code there is stale. */
+static void dma_written(const VirtqReq *req)
+{
+    for (unsigned k = 0; k < req->nin; k++)
+        tlb_dma_written(VIRT_RAM_BASE + (uint64_t)(req->in[k].host - machine.ram), req->in[k].len);
+}
+
 /* Serve the chain at head; false: the device deferred it (VIRTQ_DEFER). */
 static bool serve(VirtioMmio *m, unsigned q, uint16_t head)
 {
@@ -377,6 +386,7 @@ static bool serve(VirtioMmio *m, unsigned q, uint16_t head)
     int64_t n = m->dev.handle(m->dev.opaque, q, &req);
     if (n == VIRTQ_DEFER)
         return false;
+    dma_written(&req);
     if (n < 0) {
         device_error(m, "queue %u, chain %u: %s", q, head, req.bad ? req.bad : "bad request");
         return true;
