@@ -148,6 +148,11 @@ bench: deps
 	@$(MAKE) --no-print-directory all
 	@bench/run $(BUILD) $(BENCH_ARGS)
 
+# make bench-system BENCH_ARGS="--runs 3" (see bench/README.md)
+bench-system: deps
+	@$(MAKE) --no-print-directory all
+	@bench/system $(BUILD) $(BENCH_ARGS)
+
 # Installs the static binary under qemu-user-static's naming, the register
 # script, and a binfmt.d entry (systemd-binfmt registers it at boot) whose
 # interpreter is the installed binary: the register script writes it, so the
@@ -174,6 +179,6 @@ uninstall:
 clean:
 	rm -rf build build-san build-static
 
-.PHONY: all static unit deps check check-san check-containers check-system-full fuzz demo bench install uninstall clean
+.PHONY: all static unit deps check check-san check-containers check-system-full fuzz demo bench bench-system install uninstall clean
 
 -include $(OBJS:.o=.d) $(UNIT_BINS:=.d)

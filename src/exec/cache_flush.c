@@ -55,7 +55,7 @@ void cache_flush(uint64_t seen_gen)
         prof_keep_flushed();
     tb_cache_reset();
     for (size_t i = 0; i < nvcpus; i++)
-        jc_clear(vcpus[i]->jc, jc_entries(vcpus[i]));
+        jc_flush_vcpu(vcpus[i]);
     code_used = code_base;
     cold_used = HOT_END;
     pcmap_used = 0;

@@ -99,9 +99,12 @@ void jc_clear(JCEntry *jc, size_t n);
 void jc_publish(CPUState *cpu, const TB *tb, unsigned df, bool record_lookup);
 /* Drop tb from every vCPU's jump cache (tb_lock held). */
 void jc_forget_tb(const TB *tb);
-/* cpu->tb_flags is not what its jump cache was filled under: empty it
- * (translated code's probe compares only the pc). Takes tb_lock. */
+/* cpu->tb_flags is not what its jump cache was filled under: switch to
+ * the cache of these flags (translated code's probe compares only the
+ * pc). Takes tb_lock. */
 void jc_flags_changed(CPUState *cpu);
+/* Empty all of cpu's jump caches (tb_lock held). */
+void jc_flush_vcpu(CPUState *cpu);
 /*
  * Undo exec_kick, then look at the request: in this order, a request that
  * races the restore is either seen here or leaves the probe poisoned (its

@@ -53,6 +53,53 @@ void jc_clear(JCEntry *jc, size_t n)
 
 static size_t jc_bytes(void) { return ((size_t)1 << tune.jc_bits) * sizeof(JCEntry); }
 
+/*
+ * A vCPU has a jump cache per tb_flags value (system mode: one for U-mode
+ * code, one for the kernel's, ...), up to JC_SETS, so that a change of
+ * privilege, which translated code's probe cannot see (it compares only
+ * the pc), switches caches instead of emptying one. Each set keeps a
+ * filter of the virtual pages whose blocks it may hold (a bit per hash of
+ * the page; set by every fill, reset when the set is emptied), so that a
+ * mapping change of a page no set has blocks of (data pages: most) costs
+ * nothing; a set emptied while not in use is only marked stale, and
+ * emptied when it is used again.
+ */
+#define JC_SETS 4
+
+typedef struct JcSet {
+    JCEntry *table;                     /* NULL until first used */
+    uint32_t flags;
+    bool stale;                         /* empty it before use */
+    uint64_t pages[4];
+    uint64_t last_used;
+} JcSet;
+
+struct JcSets {
+    JcSet set[JC_SETS];
+    JcSet *cur;
+    uint64_t clock;
+};
+
+static inline unsigned jc_page_bit(uint64_t pc)
+{
+    return (uint32_t)((pc >> TARGET_PAGE_BITS) * 0x9e3779b1u) >> 24;
+}
+
+static void set_empty(const CPUState *cpu, JcSet *s)
+{
+    jc_clear(s->table, jc_entries(cpu));
+    memset(s->pages, 0, sizeof s->pages);
+    s->stale = false;
+}
+
+/* Empty every set of cpu (the current one now, the others when used). */
+static void jc_empty_all(CPUState *cpu)
+{
+    for (unsigned i = 0; i < JC_SETS; i++)
+        cpu->jc_sets->set[i].stale = true;
+    set_empty(cpu, cpu->jc_sets->cur);
+}
+
 static JCEntry *jc_alloc(void)
 {
     JCEntry *jc = mmap(NULL, jc_bytes(), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
@@ -63,6 +110,37 @@ static JCEntry *jc_alloc(void)
     }
     jc[0].pc = 1;
     return jc;
+}
+
+/* Make the set of cpu->tb_flags current (tb_lock held). */
+static void jc_select(CPUState *cpu)
+{
+    struct JcSets *ss = cpu->jc_sets;
+    JcSet *s = NULL, *victim = &ss->set[0];
+    for (unsigned i = 0; i < JC_SETS && !s; i++) {
+        JcSet *t = &ss->set[i];
+        if (t->table && t->flags == cpu->tb_flags)
+            s = t;
+        else if (!t->table || (victim->table && t->last_used < victim->last_used))
+            victim = t;
+    }
+    if (!s) {
+        s = victim;
+        if (!s->table)
+            s->table = jc_alloc();
+        s->flags = cpu->tb_flags;
+        s->stale = true;
+    }
+    if (s->stale)
+        set_empty(cpu, s);
+    s->last_used = ++ss->clock;
+    ss->cur = s;
+    cpu->jc = s->table;
+    cpu->jc_flags = s->flags;
+    /* The probe follows, unless an exit request poisons it meanwhile. */
+    __atomic_store_n(&cpu->jc_probe, s->table, __ATOMIC_SEQ_CST);
+    if (__atomic_load_n(&cpu->exit_request, __ATOMIC_SEQ_CST))
+        exec_kick(cpu);
 }
 
 void jump_cache_init(void)
@@ -91,7 +169,7 @@ static void jc_fit(CPUState *cpu)
     size_t n = jc_entries(cpu);
     if (n == full || ntbs <= n / 2)
         return;
-    jc_clear(cpu->jc, n);
+    jc_empty_all(cpu);
     jc_set_entries(cpu, n * 4 < full ? n * 4 : full);
 }
 
@@ -100,6 +178,8 @@ static void jc_fill(CPUState *cpu, const TB *tb)
 {
     jc_fit(cpu);
     JCEntry *j = &cpu->jc[jc_index(cpu, tb->pc)];
+    unsigned bit = jc_page_bit(tb->pc);
+    cpu->jc_sets->cur->pages[bit / 64] |= 1ULL << (bit % 64);
     j->host = tb_entry_rx(tb);
     __atomic_store_n(&j->pc, tb->pc, __ATOMIC_RELEASE);
 }
@@ -125,44 +205,58 @@ void jc_publish(CPUState *cpu, const TB *tb, unsigned df, bool record_lookup)
 void jc_flags_changed(CPUState *cpu)
 {
     pthread_mutex_lock(&tb_lock);
-    jc_clear(cpu->jc, jc_entries(cpu));
-    cpu->jc_flags = cpu->tb_flags;
+    jc_select(cpu);
     pthread_mutex_unlock(&tb_lock);
 }
 
-/*
- * A page's pcs fill a run of consecutive entries (entry (pc >> 1) mod n),
- * so forgetting one page's blocks empties at most that run, wrapping.
- */
+void jc_flush_vcpu(CPUState *cpu)
+{
+    jc_empty_all(cpu);
+}
+
+/* Forget set s's blocks of the page of vaddr: a page's pcs fill a run of
+ * consecutive entries (entry (pc >> 1) mod n), wrapping. */
+static void set_forget_page(const CPUState *cpu, JcSet *s, uint64_t vaddr)
+{
+    unsigned bit = jc_page_bit(vaddr);
+    if (!s->table || s->stale || !(s->pages[bit / 64] >> (bit % 64) & 1))
+        return;                         /* no block of that page in it */
+    size_t n = jc_entries(cpu);
+    uint64_t page = vaddr / TARGET_PAGE_SIZE;
+    size_t first = jc_index(cpu, page * TARGET_PAGE_SIZE);
+    size_t run = TARGET_PAGE_SIZE / 2 < n ? TARGET_PAGE_SIZE / 2 : n;
+    for (size_t k = 0; k < run; k++) {
+        JCEntry *j = &s->table[(first + k) & (n - 1)];
+        if (j->pc / TARGET_PAGE_SIZE == page)
+            __atomic_store_n(&j->pc, 1, __ATOMIC_RELEASE);
+    }
+}
+
 void exec_mapping_changed(CPUState *cpu, bool all, uint64_t vaddr)
 {
     if (!cpu->jc)
         return;                         /* the interpreter only */
     pthread_mutex_lock(&tb_lock);
-    size_t n = jc_entries(cpu);
-    size_t run = TARGET_PAGE_SIZE / 2;
-    if (all || run >= n) {
-        jc_clear(cpu->jc, n);
-    } else {
-        uint64_t page = vaddr / TARGET_PAGE_SIZE;
-        size_t first = jc_index(cpu, page * TARGET_PAGE_SIZE);
-        for (size_t k = 0; k < run; k++) {
-            JCEntry *j = &cpu->jc[(first + k) & (n - 1)];
-            if (j->pc / TARGET_PAGE_SIZE == page)
-                __atomic_store_n(&j->pc, 1, __ATOMIC_RELEASE);
-        }
-    }
+    if (all)
+        jc_empty_all(cpu);
+    else
+        for (unsigned i = 0; i < JC_SETS; i++)
+            set_forget_page(cpu, &cpu->jc_sets->set[i], vaddr);
     pthread_mutex_unlock(&tb_lock);
 }
 
 void jc_forget_tb(const TB *tb)
 {
     const void *host = tb_entry_rx(tb);
-    for (size_t i = 0; i < nvcpus; i++) {
-        JCEntry *j = &vcpus[i]->jc[jc_index(vcpus[i], tb->pc)];
-        if (j->host == host)
-            __atomic_store_n(&j->pc, 1, __ATOMIC_RELEASE);
-    }
+    for (size_t i = 0; i < nvcpus; i++)
+        for (unsigned k = 0; k < JC_SETS; k++) {
+            JcSet *s = &vcpus[i]->jc_sets->set[k];
+            if (!s->table)
+                continue;
+            JCEntry *j = &s->table[jc_index(vcpus[i], tb->pc)];
+            if (j->host == host)
+                __atomic_store_n(&j->pc, 1, __ATOMIC_RELEASE);
+        }
 }
 
 /* -- vCPUs ------------------------------------------------------------------------------- */
@@ -176,7 +270,14 @@ void exec_cpu_init(CPUState *cpu)
     cpu->jc = cpu->jc_probe = NULL;
     if (!code_rw)
         return;                         /* the interpreter only */
-    cpu->jc = jc_alloc();
+    cpu->jc_sets = calloc(1, sizeof *cpu->jc_sets);
+    if (!cpu->jc_sets) {
+        perror("xlat: jump cache");
+        exit(1);
+    }
+    JcSet *s = cpu->jc_sets->cur = &cpu->jc_sets->set[0];
+    s->table = cpu->jc = jc_alloc();
+    s->flags = cpu->jc_flags = cpu->tb_flags;
     jc_set_entries(cpu, (size_t)1 << (tune.jc_bits < JC_BITS_START ? tune.jc_bits : JC_BITS_START));
     cpu->jc_probe = cpu->jc;
     pthread_mutex_lock(&tb_lock);
@@ -202,7 +303,11 @@ void exec_cpu_exit(CPUState *cpu)
         if (vcpus[i] == cpu)
             vcpus[i] = vcpus[--nvcpus];
     pthread_mutex_unlock(&tb_lock);
-    munmap(cpu->jc, jc_bytes());
+    for (unsigned k = 0; k < JC_SETS; k++)
+        if (cpu->jc_sets->set[k].table)
+            munmap(cpu->jc_sets->set[k].table, jc_bytes());
+    free(cpu->jc_sets);
+    cpu->jc_sets = NULL;
     cpu->jc = NULL;
     cpu->jc_probe = NULL;
 }

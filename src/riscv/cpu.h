@@ -71,7 +71,10 @@ typedef struct CPUState {
     uint32_t fence_i_count;    /* fence.i run by the interpreter (dispatch.c flushes after one) */
     uint32_t tb_flags;         /* state that changes translation (TBKey.flags): 0 in user mode;
                                 * system mode: priv.h's TB_FLAGS_* */
-    uint32_t jc_flags;         /* the tb_flags the jump cache's blocks were found under */
+    /* The jump caches of each tb_flags value seen lately (jump_cache.c:
+     * JcSets); jc is the one of the current flags. */
+    struct JcSets *jc_sets;
+    uint32_t jc_flags;         /* the tb_flags of jc's blocks */
 
     /* The interpreter's decoded-instruction cache (interp.c), mapped at its
      * first use and unmapped by interp_cpu_exit. */

@@ -379,10 +379,40 @@ static void slot_add(BeCtx *c, uint8_t *field, uint64_t target)
     c->stub[slot].target = target;
 }
 
-/* A patchable jump (jmp, or jcc if cc >= 0) through the next slot to target. */
+/*
+ * May a direct exit to target chain (a goto_tb slot)? In system mode only
+ * inside the block's own virtual page (see guest_mem.h: the next page may
+ * map elsewhere next time); such exits probe the jump cache instead, as
+ * indirect ones do, which the mode empties whenever a translation changes.
+ */
+static bool chainable(const BeCtx *c, uint64_t target)
+{
+    return !guest_mem.softmmu || target / TARGET_PAGE_SIZE == c->tb->pc / TARGET_PAGE_SIZE;
+}
+
+/* A direct exit that does not chain: rax = target, then the jump-cache
+ * probe (an exit request poisons it: no poll needed with --tune poison). */
+static void probe_exit(Emit *e, uint64_t target)
+{
+    emit_mov_ri(e, RAX, target);
+    if (tune.inline_jc)
+        emit_jc_probe(e, jit_rt.lookup_miss);
+    else
+        emit_patch_rel32(emit_jmp(e), jit_rt.lookup);
+}
+
+/* A patchable jump (jmp, or jcc if cc >= 0) through the next slot to
+ * target; to a probe_exit (out of line for a jcc) if it cannot chain. */
 static void slot_jump(BeCtx *c, uint64_t target, int cc)
 {
-    slot_add(c, cc >= 0 ? emit_jcc_patchable(&c->e, cc) : emit_jmp_patchable(&c->e), target);
+    if (chainable(c, target)) {
+        slot_add(c, cc >= 0 ? emit_jcc_patchable(&c->e, cc) : emit_jmp_patchable(&c->e), target);
+    } else if (cc < 0) {
+        probe_exit(&c->e, target);
+    } else {
+        emit_patch_rel32(emit_jcc(&c->e, cc), c->cold.p);
+        probe_exit(&c->cold, target);
+    }
 }
 
 void be_goto_tb(BeCtx *c, uint64_t target)
@@ -424,7 +454,10 @@ void be_side_exit(BeCtx *c, int cc, uint64_t taken)
     }
     emit_patch_rel32(emit_jcc(&c->e, cc), c->cold.p);
     emit_swap(c->tb, &c->cold, false);
-    slot_add(c, emit_jmp_patchable(&c->cold), taken);
+    if (chainable(c, taken))
+        slot_add(c, emit_jmp_patchable(&c->cold), taken);
+    else
+        probe_exit(&c->cold, taken);
 }
 
 /*
@@ -476,8 +509,15 @@ void be_call_direct(BeCtx *c, uint64_t target, uint64_t ret_pc)
     if (target <= c->tb->pc)
         exit_poll(c, target, false);
     ras_limit(c);
-    slot_add(c, emit_call_patchable(&c->e), target);
+    if (chainable(c, target)) {
+        slot_add(c, emit_call_patchable(&c->e), target);
+        ras_landing(c, ret_pc);
+        return;
+    }
+    uint8_t *call = emit_call(&c->e);
     ras_landing(c, ret_pc);
+    emit_patch_rel32(call, c->e.p);
+    probe_exit(&c->e, target);
 }
 
 void be_call_ptr(BeCtx *c, uint64_t ret_pc)

@@ -14,6 +14,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -109,6 +110,10 @@ static void *stopper_fn(void *arg)
 
 static void report(const char *what, int phase)
 {
+    /* The sender counts a signal when its syscall has returned, which may
+     * be after the handler here has run: wait for its count. */
+    while (__atomic_load_n(&sent, __ATOMIC_SEQ_CST) < (phase + 1) * N)
+        sched_yield();
     printf("%s: sent %d received %d\n", what, sent - phase * N, received - phase * N);
     __atomic_store_n(&phase_done, phase + 1, __ATOMIC_SEQ_CST);
 }
