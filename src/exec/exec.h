@@ -95,6 +95,11 @@ void exec_fault_restore(void *ucontext);
 /* Counters for -d exec / stats. */
 void exec_print_stats(void);
 
+/* -d stats, softmmu: the loads and stores translated code has probed each
+ * TLB for inline (block entries x the block's accesses: an estimate for
+ * blocks left at a side exit). */
+void exec_stats_accesses(uint64_t out[TLB_NIDX]);
+
 /* The process is ending (exit_group, a fatal signal): after the -d stats and
  * the other tools, the last thing it does before it goes. */
 void exec_process_exit(void);

@@ -27,7 +27,10 @@ void dstats_flush(void)
     memset(&dstats, 0, sizeof dstats);
 }
 
-typedef struct { uint64_t execs, insns, exits[TB_EXIT_KINDS]; } BlockProfile;
+typedef struct {
+    uint64_t execs, insns, exits[TB_EXIT_KINDS];
+    uint64_t accesses[TLB_NIDX];        /* softmmu: inline TLB probes, by TLB */
+} BlockProfile;
 static BlockProfile prof_flushed;
 
 static void prof_add_tbs(BlockProfile *p)
@@ -38,7 +41,15 @@ static void prof_add_tbs(BlockProfile *p)
         p->execs += x;
         p->insns += x * tbs[i].ninsns;
         p->exits[tbs[i].exit_kind] += x;
+        p->accesses[tbs[i].tlb_idx % TLB_NIDX] += x * tbs[i].naccess;
     }
+}
+
+void exec_stats_accesses(uint64_t out[TLB_NIDX])
+{
+    BlockProfile p = prof_flushed;
+    prof_add_tbs(&p);
+    memcpy(out, p.accesses, sizeof p.accesses);
 }
 
 void prof_keep_flushed(void) { prof_add_tbs(&prof_flushed); }

@@ -91,6 +91,10 @@ typedef struct TB {
     /* -d stats only: entries into this block, counted by its own code
      * (be_tb_start), chained entries included. */
     uint64_t execs;
+    /* Softmmu: the guest loads and stores it probes the TLB for inline,
+     * and which TLB (exec/softmmu.h): -d stats' access counts. */
+    uint16_t naccess;
+    uint8_t tlb_idx;
 } TB;
 
 /* -- Code buffer (code_buffer.c) ------------------------------------------ */

@@ -32,6 +32,7 @@ enum { HSM_STARTED = 0, HSM_STOPPED = 1, HSM_START_PENDING = 2, HSM_STOP_PENDING
  * interpreter probe (cpu.tlb[idx] holds the table and its mask), the
  * physical page of each, and what the seed's dynamic sizing counts.
  */
+#define TLB_VICTIMS 8
 typedef struct SysTlb {
     TlbEntry *table;
     uint64_t *pa_page;                 /* per entry: the physical page it maps */
@@ -39,7 +40,13 @@ typedef struct SysTlb {
     unsigned used;                     /* entries filled since the last full flush */
     unsigned window_max;               /* the most used in this sizing window */
     uint64_t window_start;             /* ns (CLOCK_MONOTONIC) */
-    uint64_t fills, flushes, resizes;  /* -d stats */
+    /* The victim TLB: entries the table evicted, searched before a walk. */
+    TlbEntry victim[TLB_VICTIMS];
+    uint64_t victim_pa_page[TLB_VICTIMS];
+    unsigned victim_next;
+    /* -d stats: slow-path lookups, their misses in the table, the misses
+     * the victims served (the rest walked: fills), flushes, resizes. */
+    uint64_t lookups, misses, victim_hits, fills, flushes, resizes;
 } SysTlb;
 
 typedef struct Hart {

@@ -98,6 +98,9 @@ void tlb_code_watch(uint64_t page)
             for (size_t i = 0; i < entries; i++)
                 if (t->pa_page[i] == page && !(t->table[i].addr_write & TLB_INVALID))
                     __atomic_fetch_or(&t->table[i].addr_write, TLB_CODE, __ATOMIC_SEQ_CST);
+            for (unsigned v = 0; v < TLB_VICTIMS; v++)
+                if (t->victim_pa_page[v] == page && !(t->victim[v].addr_write & TLB_INVALID))
+                    __atomic_fetch_or(&t->victim[v].addr_write, TLB_CODE, __ATOMIC_SEQ_CST);
         }
     }
 }
@@ -183,9 +186,16 @@ static void flush_one_tlb(CPUState *cpu, unsigned idx, uint64_t now)
     if (bits != t->bits)
         t->resizes++;
     memset(t->table, 0xff, sizeof(TlbEntry) << bits);
+    memset(t->victim, 0xff, sizeof t->victim);
     set_size(cpu, idx, bits);
     t->used = 0;
     t->flushes++;
+}
+
+static bool entry_maps(const TlbEntry *e, uint64_t page)
+{
+    return tag_maps(e->addr_read, page) || tag_maps(e->addr_write, page) ||
+           tag_maps(e->addr_code, page);
 }
 
 static void note_superpage(Hart *h, uint64_t va, uint64_t page_mask)
@@ -213,11 +223,13 @@ void tlb_flush(CPUState *cpu, bool all, uint64_t vaddr)
         for (unsigned idx = 0; idx < TLB_NIDX; idx++) {
             SysTlb *t = &h->tlb[idx];
             TlbEntry *e = &t->table[(vaddr >> 12) & ((1u << t->bits) - 1)];
-            if (tag_maps(e->addr_read, page) || tag_maps(e->addr_write, page) ||
-                tag_maps(e->addr_code, page)) {
+            if (entry_maps(e, page)) {
                 memset(e, 0xff, sizeof *e);
                 t->used--;
             }
+            for (unsigned v = 0; v < TLB_VICTIMS; v++)
+                if (entry_maps(&t->victim[v], page))
+                    memset(&t->victim[v], 0xff, sizeof t->victim[v]);
         }
     }
     exec_mapping_changed(cpu, all, vaddr);
@@ -249,6 +261,7 @@ void tlb_init(CPUState *cpu)
         t->bits = bits;
         t->window_start = now_ns();
         memset(t->table, 0xff, sizeof(TlbEntry) << bits);
+        memset(t->victim, 0xff, sizeof t->victim);
         set_size(cpu, idx, bits);
     }
     h->super_span.lo = UINT64_MAX;
@@ -313,12 +326,15 @@ static bool fill(CPUState *cpu, SysTlb *t, size_t i, uint64_t va, unsigned size,
         note_superpage(h, va, r.page_mask);
 
     TlbEntry *e = &t->table[i];
-    bool same = t->pa_page[i] == pa_page &&
-                (tag_maps(e->addr_read, page) || tag_maps(e->addr_write, page) ||
-                 tag_maps(e->addr_code, page));
+    bool same = t->pa_page[i] == pa_page && entry_maps(e, page);
     if (!same) {
-        if (entry_empty(e))
+        if (entry_empty(e)) {
             t->used++;
+        } else if (!entry_maps(e, page)) {     /* another page's: keep it as a victim */
+            unsigned v = t->victim_next++ % TLB_VICTIMS;
+            t->victim[v] = *e;
+            t->victim_pa_page[v] = t->pa_page[i];
+        }
         e->addr_read = e->addr_write = e->addr_code = TLB_EMPTY;
     }
     t->pa_page[i] = pa_page;
@@ -346,6 +362,24 @@ static bool fill(CPUState *cpu, SysTlb *t, size_t i, uint64_t va, unsigned size,
     return true;
 }
 
+/* A miss at entry i: is the page's translation for access among the
+ * victims? Then it and entry i trade places. */
+static bool victim_swap(SysTlb *t, size_t i, uint64_t page, enum mem_access access)
+{
+    for (unsigned v = 0; v < TLB_VICTIMS; v++) {
+        if (!tag_maps(*tag_of(&t->victim[v], access), page))
+            continue;
+        TlbEntry e = t->table[i];
+        uint64_t pa = t->pa_page[i];
+        t->table[i] = t->victim[v];
+        t->pa_page[i] = t->victim_pa_page[v];
+        t->victim[v] = e;
+        t->victim_pa_page[v] = pa;
+        return true;
+    }
+    return false;
+}
+
 bool tlb_lookup(CPUState *cpu, uint64_t va, unsigned size, enum mem_access access,
                 TlbHit *hit, MemFault *fault)
 {
@@ -355,8 +389,12 @@ bool tlb_lookup(CPUState *cpu, uint64_t va, unsigned size, enum mem_access acces
     TlbEntry *e = &t->table[i];
     uint64_t *tagp = tag_of(e, access);
     uint64_t tag = __atomic_load_n(tagp, __ATOMIC_ACQUIRE);
+    t->lookups++;
     if (!tag_maps(tag, va & ~0xfffULL)) {
-        if (!fill(cpu, t, i, va, size, access, fault))
+        t->misses++;
+        if (victim_swap(t, i, va & ~0xfffULL, access))
+            t->victim_hits++;
+        else if (!fill(cpu, t, i, va, size, access, fault))
             return false;
         tag = __atomic_load_n(tagp, __ATOMIC_ACQUIRE);
     } else if ((tag & TLB_PMP) &&
@@ -381,12 +419,23 @@ void tlb_print_stats(void)
 {
     static const char *const names[TLB_NIDX] = { "U", "S", "S+SUM", "M" };
     FILE *f = log_file ? log_file : stderr;
+    uint64_t inline_accesses[TLB_NIDX] = { 0 };
+    if (hart_use_jit)
+        exec_stats_accesses(inline_accesses);
+    fprintf(f, "tlb: accesses: translated code's inline probes (estimated from block counts)\n"
+               "tlb: and the interpreter's; misses: not in the table; walks: nor a victim\n");
     for (unsigned n = 0; n < machine.nharts; n++)
         for (unsigned idx = 0; idx < TLB_NIDX; idx++) {
             const SysTlb *t = &machine.harts[n]->tlb[idx];
-            if (t->fills)
-                fprintf(f, "tlb: hart %u %-5s %8llu fills %7llu flushes %5llu resizes, "
-                           "2^%u entries now\n", n, names[idx], (unsigned long long)t->fills,
-                        (unsigned long long)t->flushes, (unsigned long long)t->resizes, t->bits);
+            if (!t->lookups)
+                continue;
+            /* Translated code's misses come through lookup too. */
+            uint64_t accesses = inline_accesses[idx] + t->lookups;
+            fprintf(f, "tlb: hart %u %-5s %12llu accesses %9llu misses (%.3f%%) %8llu victim hits "
+                       "%8llu walks %6llu flushes %4llu resizes, 2^%u entries now\n",
+                    n, names[idx], (unsigned long long)accesses, (unsigned long long)t->misses,
+                    accesses ? 100.0 * (double)t->misses / (double)accesses : 0.0,
+                    (unsigned long long)t->victim_hits, (unsigned long long)t->fills,
+                    (unsigned long long)t->flushes, (unsigned long long)t->resizes, t->bits);
         }
 }

@@ -719,6 +719,8 @@ static int tlb_probe(BeCtx *c, int addr, int base, int32_t *disp, int size, bool
     BeSlow *s = be_slow_add(c, pc);
     s->jcc = emit_jcc(e, CC_NE);
     s->resume_next = true;
+    c->tb->naccess++;
+    c->tb->tlb_idx = c->tlb_idx;
     emit_ld64(e, RCX, RAX, (int32_t)offsetof(TlbEntry, addend));
     if (addr != RCX)
         return addr;
