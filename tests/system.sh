@@ -106,9 +106,9 @@ run_variant() {
 
 # Every test runs through the JIT with its mechanisms on, through the
 # interpreter (the golden model), and through the JIT with the smallest
-# fixed TLB and blocks translated on their first run; under another
-# emulator, once.
-VARIANTS=("" "--interp" "--tune tlb-bits=6,no-first-interp")
+# fixed TLB, blocks translated on their first run and the generic entry
+# paths; under another emulator, once.
+VARIANTS=("" "--interp" "--tune tlb-bits=6,no-first-interp,no-entry-specialize")
 [[ -n ${SYSTEM_EMU:-} ]] && VARIANTS=("")
 
 fail=0 ran=0

@@ -80,6 +80,11 @@ bool exec_unwatch_all(void);
  */
 void exec_mapping_changed(CPUState *cpu, bool all, uint64_t vaddr);
 
+/* cpu->tb_flags changed (system mode: the privilege, SUM, FS): the jump
+ * cache of the new flags becomes cpu's, on cpu's thread (translated code
+ * may go on through it: priv.h's entries). */
+void exec_flags_changed(CPUState *cpu);
+
 /* Drop every translation (fence.i). Must be called outside translated code. */
 void exec_flush_all(void);
 

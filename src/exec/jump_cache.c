@@ -209,6 +209,12 @@ void jc_flags_changed(CPUState *cpu)
     pthread_mutex_unlock(&tb_lock);
 }
 
+void exec_flags_changed(CPUState *cpu)
+{
+    if (cpu->jc_sets && cpu->jc_flags != cpu->tb_flags)
+        jc_flags_changed(cpu);
+}
+
 void jc_flush_vcpu(CPUState *cpu)
 {
     jc_empty_all(cpu);

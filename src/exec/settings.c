@@ -15,7 +15,7 @@ Tune tune = {
     .cflags = true, .nostore = true, .inline_jc = true, .xpage = true,
     .cycle_poll = true, .poison = true, .disp = true, .checked_reuse = true, .ras = true,
     .superblock = true, .fork_warm = true, .first_interp = true, .remap = true,
-    .narrow = true, .zero_base = true, .tlb_resize = true,
+    .narrow = true, .zero_base = true, .tlb_resize = true, .entry_specialize = true,
     .jc_bits = 16,
 };
 
@@ -32,6 +32,7 @@ static const struct { const char *name; bool *flag; unsigned modes; } tune_items
     { "fork-warm", &tune.fork_warm, USER }, { "first-interp", &tune.first_interp, BOTH },
     { "remap", &tune.remap, BOTH }, { "narrow", &tune.narrow, BOTH },
     { "zero-base", &tune.zero_base, USER }, { "tlb-resize", &tune.tlb_resize, SYSTEM },
+    { "entry-specialize", &tune.entry_specialize, SYSTEM },
 };
 
 /* item = "NAME=N" with lo <= N <= hi: *out = N; NULL, or what is wrong. */

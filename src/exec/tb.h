@@ -119,6 +119,10 @@ typedef struct JitRuntime {
     uint8_t *interp_exit;
     /* A guest return found the return-address stack empty: rax = target pc. */
     uint8_t *ras_empty;
+    /* rax = uint64_t fn(CPUState *), called from translated code (mapped
+     * registers spilled and reloaded around it): returns if fn returned 0,
+     * else leaves with fn's result as the exit code. */
+    uint8_t *helper_call;
 } JitRuntime;
 extern JitRuntime jit_rt;
 

@@ -16,6 +16,11 @@
  */
 #include "riscv/priv.h"
 
+#include <stdio.h>
+
+#include "exec/exec.h"
+#include "exec/settings.h"
+
 #include "riscv/cpu.h"
 
 PrivHooks priv_hooks;
@@ -76,9 +81,13 @@ static void update_tb_flags(CPUState *cpu)
     int data_mode = p->mode;
     if (p->mode == PRV_M && (p->mstatus & MSTATUS_MPRV))
         data_mode = (int)((p->mstatus & MSTATUS_MPP) >> 11);
-    cpu->tb_flags = tlb_index(p->mode, false) |
-                    tlb_index(data_mode, p->mstatus & MSTATUS_SUM) << 2 |
-                    ((p->mstatus & MSTATUS_FS) == MSTATUS_FS ? 0 : TB_FLAGS_FP_GATED);
+    uint32_t flags = tlb_index(p->mode, false) |
+                     tlb_index(data_mode, p->mstatus & MSTATUS_SUM) << 2 |
+                     ((p->mstatus & MSTATUS_FS) == MSTATUS_FS ? 0 : TB_FLAGS_FP_GATED);
+    if (flags != cpu->tb_flags) {
+        cpu->tb_flags = flags;
+        exec_flags_changed(cpu);            /* the jump cache of these flags */
+    }
 }
 
 /* mstatus changed from old: what translation depends on (MPRV, SUM, MXR,
@@ -378,14 +387,28 @@ bool priv_debug_set_mode(CPUState *cpu, int mode)
 
 /* -- Traps ---------------------------------------------------------------------- */
 
-void priv_trap(CPUState *cpu, uint64_t cause, uint64_t tval)
+/*
+ * Entry paths between privilege levels (seed 004): one always-inline
+ * worker per path takes the privilege it comes from as a constant, and
+ * each level gets its own small entry, so the entry a caller knows the
+ * level for (translated code knows it when it is translated) tests
+ * nothing at run time about it. The generic entries (--tune
+ * no-entry-specialize, and callers that do not know) call a copy of the
+ * worker that reads the level instead.
+ */
+static inline __attribute__((always_inline)) void trap_worker(CPUState *cpu, uint64_t cause,
+                                                              uint64_t tval, const int from)
 {
     RiscvPriv *p = &cpu->priv;
     bool irq = cause & CAUSE_INTERRUPT;
     unsigned code = (unsigned)(cause & 63);
     uint64_t deleg = irq ? p->mideleg : p->medeleg;
     uint64_t old_status = p->mstatus;
-    int from = p->mode;
+    if (log_mask & LOG_INT)
+        fprintf(log_file ? log_file : stderr,
+                "int: hart %u %s %llu at pc %#llx tval %#llx (from %c-mode)\n",
+                (unsigned)p->mhartid, irq ? "interrupt" : "exception", (unsigned long long)code,
+                (unsigned long long)cpu->pc, (unsigned long long)tval, "USHM"[from]);
     if (from <= PRV_S && ((deleg >> code) & 1)) {
         p->sepc = cpu->pc;
         p->scause = cause;
@@ -412,6 +435,28 @@ void priv_trap(CPUState *cpu, uint64_t cause, uint64_t tval)
     }
     cpu->res_valid = false;
     status_changed(cpu, old_status, from);
+}
+
+void priv_trap_from_u(CPUState *cpu, uint64_t cause, uint64_t tval) { trap_worker(cpu, cause, tval, PRV_U); }
+void priv_trap_from_s(CPUState *cpu, uint64_t cause, uint64_t tval) { trap_worker(cpu, cause, tval, PRV_S); }
+void priv_trap_from_m(CPUState *cpu, uint64_t cause, uint64_t tval) { trap_worker(cpu, cause, tval, PRV_M); }
+
+static __attribute__((noinline)) void trap_generic(CPUState *cpu, uint64_t cause, uint64_t tval)
+{
+    trap_worker(cpu, cause, tval, cpu->priv.mode);
+}
+
+void priv_trap(CPUState *cpu, uint64_t cause, uint64_t tval)
+{
+    if (!tune.entry_specialize) {
+        trap_generic(cpu, cause, tval);
+        return;
+    }
+    switch (cpu->priv.mode) {
+    case PRV_U: priv_trap_from_u(cpu, cause, tval); break;
+    case PRV_S: priv_trap_from_s(cpu, cause, tval); break;
+    default:    priv_trap_from_m(cpu, cause, tval); break;
+    }
 }
 
 /* Highest-priority interrupt of set: MEI, MSI, MTI, SEI, SSI, STI. */
@@ -445,14 +490,16 @@ bool priv_interrupt(const CPUState *cpu, uint64_t *cause)
 
 /* -- Returns, wfi, fences --------------------------------------------------------- */
 
-int priv_xret(CPUState *cpu, int from, uint64_t *npc)
+/* mret (ret = PRV_M) or sret (PRV_S) from privilege `from` (both constants
+ * in the specialized entries). */
+static inline __attribute__((always_inline)) int xret_worker(CPUState *cpu, const int ret,
+                                                             const int from, uint64_t *npc)
 {
     RiscvPriv *p = &cpu->priv;
-    int old = p->mode;
-    if (p->mode < from || (from == PRV_S && p->mode == PRV_S && (p->mstatus & MSTATUS_TSR)))
+    if (from < ret || (ret == PRV_S && from == PRV_S && (p->mstatus & MSTATUS_TSR)))
         return PRIV_ILLEGAL;
     uint64_t s = p->mstatus;
-    if (from == PRV_M) {
+    if (ret == PRV_M) {
         p->mode = (int)((s >> 11) & 3);
         s = (s & ~MSTATUS_MIE) | ((s & MSTATUS_MPIE) ? MSTATUS_MIE : 0);
         s = (s | MSTATUS_MPIE) & ~MSTATUS_MPP;
@@ -468,8 +515,63 @@ int priv_xret(CPUState *cpu, int from, uint64_t *npc)
     uint64_t old_status = p->mstatus;
     p->mstatus = s;
     cpu->res_valid = false;
-    status_changed(cpu, old_status, old);
+    status_changed(cpu, old_status, from);
     return PRIV_STOP;
+}
+
+static __attribute__((noinline)) int xret_generic(CPUState *cpu, int ret, uint64_t *npc)
+{
+    return xret_worker(cpu, ret, cpu->priv.mode, npc);
+}
+
+int priv_xret(CPUState *cpu, int from, uint64_t *npc)
+{
+    return xret_generic(cpu, from, npc);
+}
+
+/*
+ * The translated-code entries (riscv/translate.c calls the one for the
+ * block's privilege): cpu->pc is the instruction's; they leave with
+ * cpu->pc where the hart goes on and return what translated code does
+ * next: 0 (go on at cpu->pc, under the new privilege: translated code
+ * stays in the JIT), EXIT_REQUEST (an interrupt the new state enables:
+ * the hart loop takes it) or EXIT_ILLEGAL.
+ */
+static inline __attribute__((always_inline)) uint64_t xret_entry(CPUState *cpu, const int ret,
+                                                                 const int from)
+{
+    uint64_t npc, cause;
+    int r = from < 0 ? xret_generic(cpu, ret, &npc) : xret_worker(cpu, ret, from, &npc);
+    if (r == PRIV_ILLEGAL)
+        return EXIT_ILLEGAL;
+    cpu->pc = npc;
+    return priv_interrupt(cpu, &cause) ? EXIT_REQUEST : 0;
+}
+
+uint64_t priv_entry_sret_s(CPUState *cpu) { return xret_entry(cpu, PRV_S, PRV_S); }
+uint64_t priv_entry_mret_m(CPUState *cpu) { return xret_entry(cpu, PRV_M, PRV_M); }
+uint64_t priv_entry_sret(CPUState *cpu) { return xret_entry(cpu, PRV_S, -1); }
+uint64_t priv_entry_mret(CPUState *cpu) { return xret_entry(cpu, PRV_M, -1); }
+
+static inline __attribute__((always_inline)) uint64_t ecall_entry(CPUState *cpu, const int from)
+{
+    if (from == PRV_S && priv_hooks.sbi_call)
+        return priv_hooks.sbi_call(cpu);
+    trap_worker(cpu, CAUSE_ECALL_U + (uint64_t)from, 0, from);
+    return 0;
+}
+
+uint64_t priv_entry_ecall_u(CPUState *cpu) { return ecall_entry(cpu, PRV_U); }
+uint64_t priv_entry_ecall_s(CPUState *cpu) { return ecall_entry(cpu, PRV_S); }
+uint64_t priv_entry_ecall_m(CPUState *cpu) { return ecall_entry(cpu, PRV_M); }
+
+uint64_t priv_entry_ecall(CPUState *cpu)
+{
+    int from = cpu->priv.mode;
+    if (from == PRV_S && priv_hooks.sbi_call)
+        return priv_hooks.sbi_call(cpu);
+    trap_generic(cpu, CAUSE_ECALL_U + (uint64_t)from, 0);
+    return 0;
 }
 
 int priv_wfi(CPUState *cpu)

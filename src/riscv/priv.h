@@ -144,8 +144,33 @@ void priv_reset(struct CPUState *cpu, uint64_t hartid, int mode);
 
 /* Take an exception (cause) or interrupt (cause | CAUSE_INTERRUPT) at
  * cpu->pc, delegated to S-mode where medeleg/mideleg say: epc, cause, tval,
- * status, mode and pc = the trap vector. */
+ * status, mode and pc = the trap vector (logged under -d int). The
+ * _from_ entries are for a caller that knows the hart's privilege (seed
+ * 004: priv.c); priv_trap reads it (and with --tune no-entry-specialize
+ * runs one generic path). */
 void priv_trap(struct CPUState *cpu, uint64_t cause, uint64_t tval);
+void priv_trap_from_u(struct CPUState *cpu, uint64_t cause, uint64_t tval);
+void priv_trap_from_s(struct CPUState *cpu, uint64_t cause, uint64_t tval);
+void priv_trap_from_m(struct CPUState *cpu, uint64_t cause, uint64_t tval);
+
+/*
+ * What translated code calls for ecall, sret and mret (system mode): the
+ * entry for the privilege the block was translated at (_u, _s, _m), or
+ * the generic one that reads it (--tune no-entry-specialize). cpu->pc is
+ * the instruction's. They return 0 (go on at cpu->pc: a trap was taken,
+ * xret returned, an SBI call was served), EXIT_REQUEST (xret enabled an
+ * interrupt that is pending, or the SBI call needs the hart loop),
+ * EXIT_ILLEGAL (sret with mstatus.TSR), or what priv_hooks.sbi_call
+ * returns for an S-mode ecall.
+ */
+uint64_t priv_entry_ecall_u(struct CPUState *cpu);
+uint64_t priv_entry_ecall_s(struct CPUState *cpu);
+uint64_t priv_entry_ecall_m(struct CPUState *cpu);
+uint64_t priv_entry_ecall(struct CPUState *cpu);
+uint64_t priv_entry_sret_s(struct CPUState *cpu);
+uint64_t priv_entry_mret_m(struct CPUState *cpu);
+uint64_t priv_entry_sret(struct CPUState *cpu);
+uint64_t priv_entry_mret(struct CPUState *cpu);
 
 /* The interrupt to take now, if any (pending, enabled, by the spec's
  * priority): its cause (with CAUSE_INTERRUPT). */
@@ -169,6 +194,10 @@ typedef struct PrivHooks {
      * MPRV/SUM/MXR): drop cached translations. */
     void (*mmu_changed)(struct CPUState *cpu, bool all, uint64_t vaddr);
     void (*timer_changed)(struct CPUState *cpu);  /* stimecmp written */
+    /* An S-mode ecall the machine serves itself (an SBI in the emulator),
+     * or NULL: it traps. Leaves cpu->pc after the ecall; returns 0, or
+     * EXIT_REQUEST if the hart loop must look (the hart stopped, ...). */
+    uint64_t (*sbi_call)(struct CPUState *cpu);
 } PrivHooks;
 
 extern PrivHooks priv_hooks;

@@ -593,6 +593,50 @@ static bool tr_csr_fp(T *t)
     return true;
 }
 
+/*
+ * The trap handler's CSRs (system mode): csrr/csrw/csrrw/csrrs/csrrc and
+ * the immediate forms on sscratch, sepc, scause, stval (from S or M) and
+ * mscratch, mepc, mcause, mtval (from M), as plain fields of CPUState:
+ * every trap entry and return of a kernel reads and writes them. The
+ * block's privilege is known, so the access check is done here; an epc
+ * keeps bit 0 clear (IALIGN 16), the others are written as they are (as
+ * priv.c's csr_set). Anything else stays with priv.c.
+ */
+static bool tr_csr_trap(T *t)
+{
+    const Insn *in = t->in;
+    Emit *e = t->e;
+    unsigned csr = (unsigned)in->imm & 0xfff;
+    enum insn_op op = (enum insn_op)in->op;
+    if (!guest_mem.softmmu || (csr & 0xdfc) != 0x140 || block_priv(t) < (int)((csr >> 8) & 3))
+        return false;
+    static const int32_t s_off[4] = {
+        CPU_OFF(priv.sscratch), CPU_OFF(priv.sepc), CPU_OFF(priv.scause), CPU_OFF(priv.stval) };
+    static const int32_t m_off[4] = {
+        CPU_OFF(priv.mscratch), CPU_OFF(priv.mepc), CPU_OFF(priv.mcause), CPU_OFF(priv.mtval) };
+    int32_t off = ((csr >> 8) & 3) == 3 ? m_off[csr & 3] : s_off[csr & 3];
+    bool imm_form = op == OP_csrrwi || op == OP_csrrsi || op == OP_csrrci;
+    bool write = op == OP_csrrw || op == OP_csrrwi || in->rs1 != 0;
+    emit_ld64(e, RAX, REG_CPU, off);                /* the old value */
+    if (write) {
+        if (imm_form)
+            emit_mov_ri(e, RCX, in->rs1);
+        else
+            load_into(e, RCX, in->rs1);
+        if (op == OP_csrrs || op == OP_csrrsi) {
+            emit_arith_rr(e, ARITH_OR, RCX, RAX, false);
+        } else if (op == OP_csrrc || op == OP_csrrci) {
+            emit_grp3(e, EXT3_NOT, RCX, false);
+            emit_arith_rr(e, ARITH_AND, RCX, RAX, false);
+        }
+        if ((csr & 3) == 1)
+            emit_arith_ri(e, ARITH_AND, RCX, -2, false);        /* epc */
+        emit_st64(e, RCX, REG_CPU, off);
+    }
+    writeback(e, in->rd, RAX);
+    return true;
+}
+
 /* -- Dispatch ------------------------------------------------------------------ */
 
 bool translate_ext(T *t)
@@ -609,6 +653,11 @@ bool translate_ext(T *t)
     case OP_mulh:   return tr_mulh(t, 0);
     case OP_mulhu:  return tr_mulh(t, 1);
     case OP_mulhsu: return tr_mulh(t, 2);
+    case OP_csrrw: case OP_csrrs: case OP_csrrc:
+    case OP_csrrwi: case OP_csrrsi: case OP_csrrci:
+        if (tr_csr_trap(t))
+            return true;
+        break;
     default:
         break;
     }

@@ -468,6 +468,29 @@ static bool completed_by_next(const T *t)
            n->rs1 == t->in->rd;
 }
 
+/* The entry translated code calls for an ecall (seed 004: the one for the
+ * block's privilege; one generic entry with --tune no-entry-specialize). */
+static uint64_t (*ecall_entry(const T *t))(CPUState *)
+{
+    if (!tune.entry_specialize)
+        return priv_entry_ecall;
+    int p = block_priv(t);
+    return p == PRV_U ? priv_entry_ecall_u : p == PRV_S ? priv_entry_ecall_s : priv_entry_ecall_m;
+}
+
+/* The entry for sret or mret, or NULL where the interpreter runs it: user
+ * mode, or too low a privilege (illegal). */
+static uint64_t (*xret_entry(const T *t))(CPUState *)
+{
+    bool mret = t->in->op == OP_mret;
+    int p = block_priv(t);
+    if (!guest_mem.softmmu || p < (mret ? PRV_M : PRV_S))
+        return NULL;
+    if (!tune.entry_specialize)
+        return mret ? priv_entry_mret : priv_entry_sret;
+    return mret ? priv_entry_mret_m : priv_entry_sret_s;
+}
+
 /*
  * Translate one instruction; returns true if it ends the block. Anything
  * not handled natively goes to the interpreter helper.
@@ -542,7 +565,23 @@ static bool translate_insn(T *t)
         return true;
     case OP_ecall:
         be_set_pc(t->c, t->pc);
+        if (guest_mem.softmmu) {            /* straight to the entry of the block's privilege */
+            be_call_helper(t->c, ecall_entry(t));
+            if (block_priv(t) == PRV_S && priv_hooks.sbi_call && tune.entry_specialize)
+                be_goto_tb(t->c, t->pc + in->len);  /* an SBI call served: on after it */
+            else
+                be_goto_cpu_pc(t->c);       /* the trap vector */
+            return true;
+        }
         be_exit(t->c, EXIT_ECALL);
+        return true;
+    case OP_sret:
+    case OP_mret:
+        if (!xret_entry(t))
+            break;                          /* illegal at this privilege: the interpreter */
+        be_set_pc(t->c, t->pc);
+        be_call_helper(t->c, xret_entry(t));
+        be_goto_cpu_pc(t->c);               /* sepc or mepc, at the new privilege */
         return true;
 
     case OP_mul:  tr_mul(t, false); return false;
@@ -689,6 +728,11 @@ static bool count_before(T *t)
         return true;
     case OP_ecall: case OP_ebreak: case OP_illegal:
         be_count(t->c, 0);
+        return true;
+    case OP_sret: case OP_mret:
+        if (!xret_entry(t))
+            return false;                   /* the interpreter counts it */
+        be_count(t->c, 1);
         return true;
     default:
         return false;

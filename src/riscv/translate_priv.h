@@ -101,6 +101,17 @@ static inline void arith_src(Emit *e, int op, int d, int g, bool w32)
 /* The host has FMA3 and the OS enabled it (set by translate_init). */
 extern bool host_has_fma;
 
+/* The privilege the block runs at (system mode: its fetch TLB, priv.h;
+ * user mode's tb_flags are 0, U's). */
+static inline int block_priv(const T *t)
+{
+    switch (TB_FLAGS_FETCH_TLB(t->c->tb->flags)) {
+    case TLB_IDX_U: return PRV_U;
+    case TLB_IDX_M: return PRV_M;
+    default:        return PRV_S;
+    }
+}
+
 /*
  * Translate one M/F/D/FP-CSR instruction natively (trans_ext.c); false if it
  * must go to the interpreter helper.

@@ -146,14 +146,7 @@ static void update_timer_line(Hart *h)
 
 static void trap(Hart *h, uint64_t cause, uint64_t tval)
 {
-    CPUState *cpu = &h->cpu;
-    if (log_mask & LOG_INT)
-        fprintf(log_file ? log_file : stderr,
-                "int: hart %u %s %llu at pc %#llx tval %#llx (from %c-mode)\n", h->id,
-                cause & CAUSE_INTERRUPT ? "interrupt" : "exception",
-                (unsigned long long)(cause & ~CAUSE_INTERRUPT), (unsigned long long)cpu->pc,
-                (unsigned long long)tval, "USHM"[cpu->priv.mode]);
-    priv_trap(cpu, cause, tval);
+    priv_trap(&h->cpu, cause, tval);        /* logs it under -d int */
 }
 
 /* The exception a memory fault is. */
@@ -189,15 +182,22 @@ static uint64_t insn_bits_at(CPUState *cpu)
     return hi ? (uint64_t)*lo | (uint64_t)*hi << 16 : 0;
 }
 
+/* An S-mode ecall under xlat's SBI (priv_hooks.sbi_call): served here,
+ * then on after the ecall, unless the call stopped the hart or machine. */
+static uint64_t sbi_entry(CPUState *cpu)
+{
+    Hart *h = hart_of(cpu);
+    sbi_call(h);
+    cpu->pc += 4;
+    return __atomic_load_n(&h->hsm_state, __ATOMIC_ACQUIRE) != HSM_STARTED ||
+                   machine.exit_requested ? EXIT_REQUEST : 0;
+}
+
+/* The hart loop's ecall (the interpreter's EXIT_ECALL): the loop looks at
+ * the hart again whatever it returns. */
 static void ecall(Hart *h)
 {
-    CPUState *cpu = &h->cpu;
-    if (cpu->priv.mode == PRV_S && sbi_builtin) {
-        sbi_call(h);
-        cpu->pc += 4;
-        return;
-    }
-    trap(h, CAUSE_ECALL_U + cpu->priv.mode, 0);
+    priv_entry_ecall(&h->cpu);
 }
 
 /* gdb wants h at its loop's top (it leaves its waits for it). */
@@ -349,6 +349,7 @@ static void *hart_thread(void *arg)
 void harts_run_all(void)
 {
     pthread_t timer;
+    priv_hooks.sbi_call = sbi_builtin ? sbi_entry : NULL;   /* -bios decided it */
     cond_init_monotonic(&timer_cond);
     if (!timer_started && pthread_create(&timer, NULL, timer_thread, NULL) == 0)
         timer_started = true;

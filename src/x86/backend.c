@@ -282,6 +282,24 @@ void be_gen_runtime(Emit *e, JitRuntime *rt, uint8_t *gbase)
     rt->lookup = e->p;
     emit_jc_probe(e, rt->lookup_miss);
 
+    /* helper_call: rax = fn, called with the CPUState, rsp aligned down
+     * (rbx, spilled, keeps the old one). */
+    emit_nops(e, (unsigned)(-(uintptr_t)e->p) & 15);
+    rt->helper_call = e->p;
+    be_store_mapped(e);
+    be_default_mxcsr(e);
+    emit_lea(e, RDI, REG_CPU, NO_REG, 0, -CPU_BIAS, false);
+    emit_mov_rr(e, RBX, RSP);
+    emit_arith_ri(e, ARITH_AND, RSP, -16, false);
+    emit_call_r(e, RAX);
+    emit_mov_rr(e, RSP, RBX);
+    be_default_mxcsr(e);
+    be_load_mapped(e);
+    emit_test_rr(e, RAX, RAX);
+    uint8_t *helper_leave = emit_jcc(e, CC_NE);
+    emit_ret(e);
+    emit_patch_rel32(helper_leave, epilogue_stored);
+
     /* ras_empty: a guest return popped the sentinel (rax = target pc): put
      * it back and look the target up. */
     emit_nops(e, (unsigned)(-(uintptr_t)e->p) & 15);
@@ -363,6 +381,8 @@ static void exit_poll(BeCtx *c, uint64_t target, bool indirect)
 {
     if (!tune.cycle_poll)
         return;
+    _Static_assert(sizeof c->poll / sizeof c->poll[0] > TB_MAX_SLOTS,
+                   "a poll per exit: every exit but the last takes a slot (be_free_slots)");
     BePoll *p = &c->poll[c->npoll++];
     p->jcc = emit_poll_test(&c->e);
     p->target = target;
@@ -407,7 +427,10 @@ static void slot_jump(BeCtx *c, uint64_t target, int cc)
 {
     if (chainable(c, target)) {
         slot_add(c, cc >= 0 ? emit_jcc_patchable(&c->e, cc) : emit_jmp_patchable(&c->e), target);
-    } else if (cc < 0) {
+        return;
+    }
+    c->nprobe++;
+    if (cc < 0) {
         probe_exit(&c->e, target);
     } else {
         emit_patch_rel32(emit_jcc(&c->e, cc), c->cold.p);
@@ -454,10 +477,12 @@ void be_side_exit(BeCtx *c, int cc, uint64_t taken)
     }
     emit_patch_rel32(emit_jcc(&c->e, cc), c->cold.p);
     emit_swap(c->tb, &c->cold, false);
-    if (chainable(c, taken))
+    if (chainable(c, taken)) {
         slot_add(c, emit_jmp_patchable(&c->cold), taken);
-    else
+    } else {
+        c->nprobe++;
         probe_exit(&c->cold, taken);
+    }
 }
 
 /*
@@ -514,6 +539,7 @@ void be_call_direct(BeCtx *c, uint64_t target, uint64_t ret_pc)
         ras_landing(c, ret_pc);
         return;
     }
+    c->nprobe++;
     uint8_t *call = emit_call(&c->e);
     ras_landing(c, ret_pc);
     emit_patch_rel32(call, c->e.p);
@@ -638,6 +664,22 @@ void be_call_interp(BeCtx *c, uint64_t pc)
     emit_patch_rel32(emit_call(&c->e), jit_rt.interp_call);
     remap(c);
     c->checked = 0;             /* the interpreter may have written any register */
+}
+
+void be_goto_cpu_pc(BeCtx *c)
+{
+    emit_ld64(&c->e, RSP, REG_CPU, CPU_OFF(ras_base));      /* an empty return-address stack */
+    emit_ld64(&c->e, RAX, REG_CPU, CPU_OFF(pc));
+    be_goto_ptr(c);
+}
+
+void be_call_helper(BeCtx *c, uint64_t (*fn)(CPUState *))
+{
+    unmap(c);
+    emit_mov_ri(&c->e, RAX, (uint64_t)(uintptr_t)fn);
+    emit_patch_rel32(emit_call(&c->e), jit_rt.helper_call);
+    remap(c);
+    c->checked = 0;
 }
 
 /* -- Guest memory ---------------------------------------------------------------- */

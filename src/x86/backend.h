@@ -91,6 +91,9 @@ typedef struct BeCtx {
     int nslow;
     BeStub stub[TB_MAX_SLOTS];
     int nstub;                  /* also the next free slot */
+    int nprobe;                 /* direct exits that probe the jump cache instead (system
+                                 * mode, another page): they count as slots too, which
+                                 * bounds a block's exits and polls */
     BePoll poll[TB_MAX_SLOTS + 1]; /* exit polls on cycle-closing exits (--tune cycle-poll) */
     int npoll;
     uint32_t checked;           /* guest registers known to be below the window limit */
@@ -136,7 +139,7 @@ void be_goto_tb(BeCtx *c, uint64_t target);
 /* Does the exit stub at stub (TB.jmp_stub) leave for guest pc target? */
 bool be_stub_leaves_for(const uint8_t *stub, uint64_t target);
 /* Slots left in this block. */
-static inline int be_free_slots(const BeCtx *c) { return TB_MAX_SLOTS - c->nstub; }
+static inline int be_free_slots(const BeCtx *c) { return TB_MAX_SLOTS - c->nstub - c->nprobe; }
 /*
  * A conditional branch at guest pc: be_branch_begin before the compare (its
  * exit poll, if the branch can close a cycle, clobbers the flags; the poll
@@ -175,6 +178,18 @@ void be_return(BeCtx *c);
  * reason), so each site costs a few bytes of code, not a hundred.
  */
 void be_call_interp(BeCtx *c, uint64_t pc);
+
+/*
+ * Call fn(cpu) (the shared stub jit_rt.helper_call spills and reloads the
+ * mapped registers): translated code goes on if it returns 0, and leaves
+ * with its result as the exit code otherwise.
+ */
+void be_call_helper(BeCtx *c, uint64_t (*fn)(CPUState *));
+
+/* Leave the block for guest pc cpu->pc (a helper set it) through the jump
+ * cache, with the return-address stack emptied: its landings belong to
+ * code of the privilege before. */
+void be_goto_cpu_pc(BeCtx *c);
 
 /*
  * MXCSR = the host default (round to nearest, no flags). Translated code

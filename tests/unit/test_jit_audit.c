@@ -115,6 +115,8 @@ static void load_state(CPUState *c, const CPUState *init)
     *c = *init;
     c->guest_limit = exec_state.guest_limit;
     c->jc = c->jc_probe = exec_state.jc;
+    c->jc_sets = exec_state.jc_sets;
+    c->jc_flags = exec_state.jc_flags;
     c->jc_offset_mask = exec_state.jc_offset_mask;
     c->dcache = exec_state.dcache;
 }
