@@ -533,6 +533,24 @@ static void field_u32(Emit *e, int opc, int r, int32_t off)
     emit_modrm_mem(e, opc, r, REG_CPU, NO_REG, 0, off);
 }
 
+/* A CSR instruction that writes: rcx = the value it writes, from rax (the
+ * old value) and rs1 or its immediate (csrrw: the source; csrrs: old |
+ * source; csrrc: old & ~source). */
+static void csr_new_value(Emit *e, const Insn *in)
+{
+    enum insn_op op = (enum insn_op)in->op;
+    if (op == OP_csrrwi || op == OP_csrrsi || op == OP_csrrci)
+        emit_mov_ri(e, RCX, in->rs1);
+    else
+        load_into(e, RCX, in->rs1);
+    if (op == OP_csrrs || op == OP_csrrsi) {
+        emit_arith_rr(e, ARITH_OR, RCX, RAX, false);
+    } else if (op == OP_csrrc || op == OP_csrrci) {
+        emit_grp3(e, EXT3_NOT, RCX, false);
+        emit_arith_rr(e, ARITH_AND, RCX, RAX, false);
+    }
+}
+
 /*
  * csrr{w,s,c}[i] on fflags, frm and fcsr (frflags, fsrm, ...: libm switches
  * rounding modes and clears flags often). Same semantics as exec_csr in
@@ -548,7 +566,6 @@ static bool tr_csr_fp(T *t)
     const int32_t FFLAGS = CPU_OFF(fflags), FRM = CPU_OFF(frm);
     if (csr != CSR_FFLAGS && csr != CSR_FRM && csr != CSR_FCSR)
         return false;
-    bool imm_form = op == OP_csrrwi || op == OP_csrrsi || op == OP_csrrci;
     bool write = op == OP_csrrw || op == OP_csrrwi || in->rs1 != 0;
 
     /* rax = old value */
@@ -564,17 +581,7 @@ static bool tr_csr_fp(T *t)
         writeback(e, in->rd, RAX);
         return true;
     }
-    /* rcx = new value */
-    if (imm_form)
-        emit_mov_ri(e, RCX, in->rs1);
-    else
-        load_into(e, RCX, in->rs1);
-    if (op == OP_csrrs || op == OP_csrrsi) {
-        emit_arith_rr(e, ARITH_OR, RCX, RAX, false);
-    } else if (op == OP_csrrc || op == OP_csrrci) {
-        emit_grp3(e, EXT3_NOT, RCX, false);
-        emit_arith_rr(e, ARITH_AND, RCX, RAX, false);
-    }
+    csr_new_value(e, in);
     writeback(e, in->rd, RAX);
     if (csr == CSR_FCSR) {
         emit_mov_rr(e, RAX, RCX);
@@ -615,20 +622,10 @@ static bool tr_csr_trap(T *t)
     static const int32_t m_off[4] = {
         CPU_OFF(priv.mscratch), CPU_OFF(priv.mepc), CPU_OFF(priv.mcause), CPU_OFF(priv.mtval) };
     int32_t off = ((csr >> 8) & 3) == 3 ? m_off[csr & 3] : s_off[csr & 3];
-    bool imm_form = op == OP_csrrwi || op == OP_csrrsi || op == OP_csrrci;
     bool write = op == OP_csrrw || op == OP_csrrwi || in->rs1 != 0;
     emit_ld64(e, RAX, REG_CPU, off);                /* the old value */
     if (write) {
-        if (imm_form)
-            emit_mov_ri(e, RCX, in->rs1);
-        else
-            load_into(e, RCX, in->rs1);
-        if (op == OP_csrrs || op == OP_csrrsi) {
-            emit_arith_rr(e, ARITH_OR, RCX, RAX, false);
-        } else if (op == OP_csrrc || op == OP_csrrci) {
-            emit_grp3(e, EXT3_NOT, RCX, false);
-            emit_arith_rr(e, ARITH_AND, RCX, RAX, false);
-        }
+        csr_new_value(e, in);
         if ((csr & 3) == 1)
             emit_arith_ri(e, ARITH_AND, RCX, -2, false);        /* epc */
         emit_st64(e, RCX, REG_CPU, off);
