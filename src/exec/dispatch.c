@@ -156,6 +156,20 @@ uint64_t jit_helper_interp(CPUState *cpu, uint64_t pc)
     return interp_step(cpu);
 }
 
+/*
+ * An EXIT_REQUEST that only says the guest changed its own privileged state
+ * (a CSR write such as sstatus.SUM, satp, sfence.vma: priv.h's PRIV_STOP)
+ * needs the mode's loop only if an interrupt may be taken now; otherwise
+ * dispatch goes on at cpu->pc, where the new state picks its blocks. A
+ * request from elsewhere (cpu->exit_request) always leaves.
+ */
+static bool state_change_only(CPUState *cpu, int code)
+{
+    uint64_t cause;
+    return code == EXIT_REQUEST && cpu->priv.on &&
+           !__atomic_load_n(&cpu->exit_request, __ATOMIC_SEQ_CST) && !priv_interrupt(cpu, &cause);
+}
+
 /* Not inlined into exec_run: its locals would then live across sigsetjmp. */
 static __attribute__((noinline)) enum exit_reason run_loop(CPUState *cpu)
 {
@@ -187,7 +201,7 @@ static __attribute__((noinline)) enum exit_reason run_loop(CPUState *cpu)
             /* A first run; or code that cannot be fetched, where the
              * interpreter raises the exact fault. */
             enum exit_reason er = r == TR_INTERP ? interp_block(cpu) : interp_step(cpu);
-            if (er != EXIT_NONE)
+            if (er != EXIT_NONE && !state_change_only(cpu, er))
                 return er;
             link = 0;
             continue;
@@ -225,6 +239,8 @@ static __attribute__((noinline)) enum exit_reason run_loop(CPUState *cpu)
             flush_for_fence_i();
             break;
         default:
+            if (state_change_only(cpu, code))
+                break;
             return (enum exit_reason)code;
         }
     }

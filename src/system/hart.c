@@ -189,8 +189,11 @@ static uint64_t sbi_entry(CPUState *cpu)
     Hart *h = hart_of(cpu);
     sbi_call(h);
     cpu->pc += 4;
-    return __atomic_load_n(&h->hsm_state, __ATOMIC_ACQUIRE) != HSM_STARTED ||
-                   machine.exit_requested ? EXIT_REQUEST : 0;
+    if (__atomic_load_n(&h->hsm_state, __ATOMIC_ACQUIRE) == HSM_STARTED && !machine.exit_requested)
+        return 0;
+    /* A request, not a state change the dispatcher may go on after. */
+    __atomic_store_n(&cpu->exit_request, 1, __ATOMIC_SEQ_CST);
+    return EXIT_REQUEST;
 }
 
 /* The hart loop's ecall (the interpreter's EXIT_ECALL): the loop looks at
