@@ -225,7 +225,7 @@ void tlb_flush(CPUState *cpu, bool all, uint64_t vaddr)
             TlbEntry *e = &t->table[(vaddr >> 12) & ((1u << t->bits) - 1)];
             if (entry_maps(e, page)) {
                 memset(e, 0xff, sizeof *e);
-                t->used--;
+                t->used -= t->used > 0;
             }
             for (unsigned v = 0; v < TLB_VICTIMS; v++)
                 if (entry_maps(&t->victim[v], page))
@@ -371,6 +371,8 @@ static bool victim_swap(SysTlb *t, size_t i, uint64_t page, enum mem_access acce
             continue;
         TlbEntry e = t->table[i];
         uint64_t pa = t->pa_page[i];
+        if (entry_empty(&e))
+            t->used++;                  /* the table holds one more */
         t->table[i] = t->victim[v];
         t->pa_page[i] = t->victim_pa_page[v];
         t->victim[v] = e;
