@@ -45,7 +45,7 @@ void *map_noreserve(size_t size)
     void *p = mmap(NULL, size, PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (p == MAP_FAILED) {
-        perror("xlat: jit memory");
+        perror("xlat: memory");
         exit(1);
     }
     return p;

@@ -11,9 +11,14 @@
 #define XLAT_EXEC_EXEC_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "riscv/cpu.h"
+
+/* size bytes of zero memory, mapped without reserving swap (pages are
+ * touched as they are used); exits with a message if mmap fails. */
+void *map_noreserve(size_t size);
 
 /* Set up the code cache (once, after guest_mem). */
 void exec_init(void);

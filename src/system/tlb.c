@@ -235,29 +235,18 @@ void tlb_flush(CPUState *cpu, bool all, uint64_t vaddr)
     exec_mapping_changed(cpu, all, vaddr);
 }
 
-static void *map_table(size_t bytes)
-{
-    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (p == MAP_FAILED) {
-        perror("xlat-system: TLB");
-        exit(1);
-    }
-    return p;
-}
-
 void tlb_init(CPUState *cpu)
 {
     Hart *h = hart_of(cpu);
     if (!code_bits) {
         size_t pages = machine.ram_size >> 12;
-        code_bits = map_table((pages + 63) / 64 * 8);
+        code_bits = map_noreserve((pages + 63) / 64 * 8);
     }
     unsigned bits = tune.tlb_bits ? tune.tlb_bits : TLB_BITS_START;
     for (unsigned idx = 0; idx < TLB_NIDX; idx++) {
         SysTlb *t = &h->tlb[idx];
-        t->table = map_table(sizeof(TlbEntry) << TLB_BITS_MAX);
-        t->pa_page = map_table(sizeof(uint64_t) << TLB_BITS_MAX);
+        t->table = map_noreserve(sizeof(TlbEntry) << TLB_BITS_MAX);
+        t->pa_page = map_noreserve(sizeof(uint64_t) << TLB_BITS_MAX);
         t->bits = bits;
         t->window_start = now_ns();
         memset(t->table, 0xff, sizeof(TlbEntry) << bits);
