@@ -1,11 +1,14 @@
 /*
  * The harts' loops (see hart.h): one host thread per hart (issue 20 puts N
- * harts on M threads), each running guest code in the interpreter and
- * turning its exits into the machine's behaviour:
+ * harts on M threads), each running guest code through the JIT (or the
+ * interpreter, -interp) and turning its exits into the machine's
+ * behaviour. Translated code takes traps, ecalls and xrets itself through
+ * priv.h's entries and stays in the JIT; what comes here:
  *
- *   ecall     from S-mode with xlat's SBI: the call is served here
- *             (sbi.c) and the hart goes on after the ecall; otherwise an
- *             exception (environment call from U/S/M)
+ *   ecall     (from the interpreter) from S-mode with xlat's SBI: the call
+ *             is served (sbi.c: sbi_entry, also translated code's
+ *             priv_hooks.sbi_call) and the hart goes on after the ecall;
+ *             otherwise an exception (environment call from U/S/M)
  *   ebreak, illegal instruction, memory faults: exceptions, with tval
  *   wfi       the hart sleeps until an interrupt is pending in mie
  *   request   an interrupt line changed, a CSR write, a kick: look again

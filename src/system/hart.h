@@ -5,7 +5,7 @@
  * in wfi sleeps on.
  *
  * hart_run() is a hart's loop: it runs guest code through the JIT (or the
- * interpreter, --interp) and turns each exit into what the
+ * interpreter, -interp) and turns each exit into what the
  * machine does: a trap into the guest (exceptions, interrupts), an SBI
  * call served by xlat (an S-mode ecall with -bios default), a wfi sleep.
  *
@@ -85,7 +85,7 @@ Hart *hart_create(unsigned id);
 void hart_run(Hart *h);
 
 /* Guest code runs through the JIT (exec_run), not the interpreter alone
- * (--interp). Set before the harts exist. */
+ * (-interp). Set before the harts exist. */
 extern bool hart_use_jit;
 
 /* Run cpu's guest code until an exit, as the hart loop does (the gdb

@@ -70,7 +70,7 @@ typedef struct Options {
     unsigned nnetdevs;
     const char *gdb;                   /* -gdb DEVICE (-s: tcp::1234); NULL or "none": no stub */
     bool freeze;                       /* -S: the harts wait for gdb's continue */
-    bool interp;                       /* --interp: no translation */
+    bool interp;                       /* -interp: no translation */
 } Options;
 
 static _Noreturn void die(const char *fmt, ...)
@@ -324,13 +324,14 @@ static void usage(void)
            "  -s                      -gdb tcp::1234\n"
            "  -S                      do not start the harts until gdb continues\n"
            "  -d ITEMS, -D FILE       log items (-d help), log file\n"
-           "  --interp                run guest code in the interpreter, not the JIT\n"
-           "  --tune ITEM[,...]       JIT mechanisms, all on by default: no-cflags, no-nostore,\n"
+           "  -interp                 run guest code in the interpreter, not the JIT\n"
+           "  -tune ITEM[,...]        JIT mechanisms, all on by default: no-cflags, no-nostore,\n"
            "                          no-inline-jc, no-cycle-poll, no-poison, no-disp,\n"
            "                          no-superblock, no-ras, no-first-interp, no-remap,\n"
            "                          no-narrow (as xlat's), jc-bits=N (10..18), and the\n"
            "                          softmmu TLB's: tlb-bits=N (2^N entries, 6..22, fixed),\n"
-           "                          no-tlb-resize (2^8, fixed)\n",
+           "                          no-tlb-resize (2^8, fixed); no-entry-specialize (one\n"
+           "                          generic trap, ecall and xret entry for every privilege)\n",
            MACHINE_MAX_HARTS);
     exit(0);
 }
