@@ -177,22 +177,37 @@ void be_default_mxcsr(Emit *e)
 }
 
 /*
- * The C call both interpreter stubs make (rax = guest pc): spill the mapped
- * registers, default MXCSR, jit_helper_interp(cpu, pc) with rsp aligned
- * down (translated code keeps it only 8-byte aligned); rbx, spilled, holds
- * the old rsp. Returns with rsp restored and the exit reason in rax.
+ * The C call the interpreter and helper stubs make: spill the mapped
+ * registers, default MXCSR, then jit_helper_interp(cpu, pc = rax) (interp)
+ * or rax(cpu) with rsp aligned down (translated code keeps it only 8-byte
+ * aligned); rbx, spilled, holds the old rsp. Returns with rsp restored and
+ * the result in rax.
  */
-static void emit_interp_helper_call(Emit *e)
+static void emit_c_call(Emit *e, bool interp)
 {
     be_store_mapped(e);
     be_default_mxcsr(e);
     emit_lea(e, RDI, REG_CPU, NO_REG, 0, -CPU_BIAS, false);
-    emit_mov_rr(e, RSI, RAX);
+    if (interp)
+        emit_mov_rr(e, RSI, RAX);
     emit_mov_rr(e, RBX, RSP);
     emit_arith_ri(e, ARITH_AND, RSP, -16, false);
-    emit_mov_ri(e, RAX, (uint64_t)(uintptr_t)jit_helper_interp);
+    if (interp)
+        emit_mov_ri(e, RAX, (uint64_t)(uintptr_t)jit_helper_interp);
     emit_call_r(e, RAX);
     emit_mov_rr(e, RSP, RBX);
+}
+
+/* After a called stub's C call: back to translated code on 0, else leave
+ * with the result as the exit code (mapped registers already stored). */
+static void emit_return_or_leave(Emit *e, const uint8_t *epilogue_stored)
+{
+    be_default_mxcsr(e);                    /* no flags C code may have left */
+    be_load_mapped(e);
+    emit_test_rr(e, RAX, RAX);
+    uint8_t *leave = emit_jcc(e, CC_NE);
+    emit_ret(e);
+    emit_patch_rel32(leave, epilogue_stored);
 }
 
 /* Bytes of host stack the return-address stack may use (8 per entry). */
@@ -252,19 +267,14 @@ void be_gen_runtime(Emit *e, JitRuntime *rt, uint8_t *gbase)
     /* interp_call: rax = guest pc; called from translated code. */
     emit_nops(e, (unsigned)(-(uintptr_t)e->p) & 15);
     rt->interp_call = e->p;
-    emit_interp_helper_call(e);
-    be_default_mxcsr(e);                    /* no flags C code may have left */
-    be_load_mapped(e);
-    emit_test_rr(e, RAX, RAX);
-    uint8_t *leave = emit_jcc(e, CC_NE);
-    emit_ret(e);
-    emit_patch_rel32(leave, epilogue_stored);
+    emit_c_call(e, true);
+    emit_return_or_leave(e, epilogue_stored);
 
     /* interp_exit: rax = guest pc; jumped to. The interpreter leaves
      * cpu->pc at the next instruction: EXIT_LOOKUP resumes there. */
     emit_nops(e, (unsigned)(-(uintptr_t)e->p) & 15);
     rt->interp_exit = e->p;
-    emit_interp_helper_call(e);
+    emit_c_call(e, true);
     emit_mov_ri(e, RCX, EXIT_LOOKUP);
     emit_test_rr(e, RAX, RAX);
     emit_cmov(e, CC_E, RAX, RCX);
@@ -282,23 +292,11 @@ void be_gen_runtime(Emit *e, JitRuntime *rt, uint8_t *gbase)
     rt->lookup = e->p;
     emit_jc_probe(e, rt->lookup_miss);
 
-    /* helper_call: rax = fn, called with the CPUState, rsp aligned down
-     * (rbx, spilled, keeps the old one). */
+    /* helper_call: rax = fn, called with the CPUState; as interp_call after. */
     emit_nops(e, (unsigned)(-(uintptr_t)e->p) & 15);
     rt->helper_call = e->p;
-    be_store_mapped(e);
-    be_default_mxcsr(e);
-    emit_lea(e, RDI, REG_CPU, NO_REG, 0, -CPU_BIAS, false);
-    emit_mov_rr(e, RBX, RSP);
-    emit_arith_ri(e, ARITH_AND, RSP, -16, false);
-    emit_call_r(e, RAX);
-    emit_mov_rr(e, RSP, RBX);
-    be_default_mxcsr(e);
-    be_load_mapped(e);
-    emit_test_rr(e, RAX, RAX);
-    uint8_t *helper_leave = emit_jcc(e, CC_NE);
-    emit_ret(e);
-    emit_patch_rel32(helper_leave, epilogue_stored);
+    emit_c_call(e, false);
+    emit_return_or_leave(e, epilogue_stored);
 
     /* ras_empty: a guest return popped the sentinel (rax = target pc): put
      * it back and look the target up. */
@@ -421,20 +419,29 @@ static void probe_exit(Emit *e, uint64_t target)
         emit_patch_rel32(emit_jmp(e), jit_rt.lookup);
 }
 
+/* A direct exit to target from e (the block's code or its cold code):
+ * a patchable jmp through the next slot, or a probe_exit. */
+static void exit_to(BeCtx *c, Emit *e, uint64_t target)
+{
+    if (chainable(c, target)) {
+        slot_add(c, emit_jmp_patchable(e), target);
+    } else {
+        c->nprobe++;
+        probe_exit(e, target);
+    }
+}
+
 /* A patchable jump (jmp, or jcc if cc >= 0) through the next slot to
  * target; to a probe_exit (out of line for a jcc) if it cannot chain. */
 static void slot_jump(BeCtx *c, uint64_t target, int cc)
 {
-    if (chainable(c, target)) {
-        slot_add(c, cc >= 0 ? emit_jcc_patchable(&c->e, cc) : emit_jmp_patchable(&c->e), target);
-        return;
-    }
-    c->nprobe++;
     if (cc < 0) {
-        probe_exit(&c->e, target);
+        exit_to(c, &c->e, target);
+    } else if (chainable(c, target)) {
+        slot_add(c, emit_jcc_patchable(&c->e, cc), target);
     } else {
         emit_patch_rel32(emit_jcc(&c->e, cc), c->cold.p);
-        probe_exit(&c->cold, target);
+        exit_to(c, &c->cold, target);
     }
 }
 
@@ -477,12 +484,7 @@ void be_side_exit(BeCtx *c, int cc, uint64_t taken)
     }
     emit_patch_rel32(emit_jcc(&c->e, cc), c->cold.p);
     emit_swap(c->tb, &c->cold, false);
-    if (chainable(c, taken)) {
-        slot_add(c, emit_jmp_patchable(&c->cold), taken);
-    } else {
-        c->nprobe++;
-        probe_exit(&c->cold, taken);
-    }
+    exit_to(c, &c->cold, taken);
 }
 
 /*
