@@ -83,7 +83,8 @@ static void update_tb_flags(CPUState *cpu)
         data_mode = (int)((p->mstatus & MSTATUS_MPP) >> 11);
     uint32_t flags = tlb_index(p->mode, false) |
                      tlb_index(data_mode, p->mstatus & MSTATUS_SUM) << 2 |
-                     ((p->mstatus & MSTATUS_FS) == MSTATUS_FS ? 0 : TB_FLAGS_FP_GATED);
+                     ((p->mstatus & MSTATUS_FS) == MSTATUS_FS ? 0 : TB_FLAGS_FP_GATED) |
+                     (p->counted ? TB_FLAGS_COUNT : 0);
     if (flags != cpu->tb_flags) {
         cpu->tb_flags = flags;
         exec_flags_changed(cpu);            /* the jump cache of these flags */
@@ -340,6 +341,12 @@ static bool csr_write_stops(unsigned csr)
     }
 }
 
+/* cycle, instret, mcycle, minstret (all read cpu->instret). */
+static bool is_counter(unsigned csr)
+{
+    return csr == CSR_CYCLE || csr == CSR_INSTRET || csr == 0xb00 || csr == 0xb02;
+}
+
 int priv_csr(CPUState *cpu, unsigned csr, int op, uint64_t src, bool write, uint64_t *old)
 {
     RiscvPriv *p = &cpu->priv;
@@ -347,14 +354,19 @@ int priv_csr(CPUState *cpu, unsigned csr, int op, uint64_t src, bool write, uint
     bool read_only = (csr >> 10) == 3;
     if (need > p->mode || (write && read_only) || !csr_get(cpu, csr, old))
         return PRIV_ILLEGAL;
+    bool start_counting = is_counter(csr) && !p->counted;
+    if (start_counting) {               /* from now on translated code counts too */
+        p->counted = true;
+        update_tb_flags(cpu);
+    }
     if (!write)
-        return PRIV_OK;
+        return start_counting ? PRIV_STOP : PRIV_OK;
     /* mip's read-modify-write sees software's SEIP bit, not the line's. */
     uint64_t base = csr == 0x344 ? mip_software(cpu) : *old;
     uint64_t v = op == CSR_OP_WRITE ? src : op == CSR_OP_SET ? base | src : base & ~src;
     if (!csr_set(cpu, csr, v))
         return PRIV_ILLEGAL;
-    return csr_write_stops(csr) ? PRIV_STOP : PRIV_OK;
+    return start_counting || csr_write_stops(csr) ? PRIV_STOP : PRIV_OK;
 }
 
 bool priv_debug_csr(CPUState *cpu, unsigned csr, bool write, uint64_t *val)

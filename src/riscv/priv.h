@@ -87,6 +87,7 @@ typedef struct RiscvPriv {
     uint64_t menvcfg, senvcfg;
     uint64_t stimecmp;      /* Sstc: STIP while time >= this (menvcfg.STCE) */
     PmpState pmp;           /* pmpcfg, pmpaddr and their regions (pmp.c) */
+    bool counted;           /* a counter CSR was accessed: translated code counts instret */
 } RiscvPriv;
 
 struct CPUState;
@@ -103,6 +104,13 @@ struct CPUState;
  * not Dirty (Off: they are illegal; Initial or Clean: the first makes it
  * Dirty, which tells the kernel to save the FP registers). */
 #define TB_FLAGS_FP_GATED     (1u << 4)
+/* Translated code keeps cpu->instret exact (be_count). Off until software
+ * first reads or writes cycle or instret (or the M ones): the counters
+ * count from an arbitrary point (their reset value is arbitrary), and
+ * until someone looks they need not count at all, which saves a
+ * read-modify-write of one memory word per block, a dependency chain
+ * that bounds how fast short blocks run. The interpreter always counts. */
+#define TB_FLAGS_COUNT        (1u << 5)
 
 /* What priv_* operations tell the interpreter. */
 enum { PRIV_OK, PRIV_STOP, PRIV_ILLEGAL };

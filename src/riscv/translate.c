@@ -16,7 +16,8 @@
  * CSRs, ebreak, illegal encodings, and the rare cases trans_ext.c leaves
  * out) calls the interpreter for that one instruction (be_call_interp):
  * slower, but exactly the golden model. cpu->instret (rdcycle/rdinstret)
- * is exact in system mode (be_count); user mode counts only instructions
+ * is exact in system mode once software has looked at it (be_count, under
+ * TB_FLAGS_COUNT: see priv.h); user mode counts only instructions
  * run by the interpreter (no add per block), so there it undercounts: it
  * is monotonic but not a retired-instruction count.
  */
@@ -26,6 +27,7 @@
 #include <sys/platform/x86.h>
 
 #include "riscv/insn.h"
+#include "riscv/priv.h"
 #include "exec/settings.h"
 #include "x86/backend.h"
 #include "riscv/translate_priv.h"
@@ -857,7 +859,7 @@ void translate_block(TB *tb, Emit *e, Emit *cold, uint16_t map[][2])
 {
     BeCtx c = { .e = *e, .cold = *cold, .tb = tb, .entry = e->p,
                 .tlb_idx = (uint8_t)TB_FLAGS_DATA_TLB(tb->flags),
-                .count = guest_mem.softmmu };
+                .count = guest_mem.softmmu && (tb->flags & TB_FLAGS_COUNT) };
     uint64_t page = tb->pc / TARGET_PAGE_SIZE;
     uint64_t pc = tb->pc;
     Insn in;

@@ -238,7 +238,8 @@ void be_insn_done(BeCtx *c);
 int be_store_scratch(void);
 
 /*
- * Exact instret (c->count: system mode, where minstret is architectural).
+ * Exact instret (c->count: system mode, where minstret is architectural,
+ * in blocks translated with TB_FLAGS_COUNT).
  * The translator counts its native instructions in c->pending and adds
  * them to cpu->instret (be_count: one add) before anything can look at it
  * or leave the block: before a control transfer (counting it too, as it
