@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "exec/exec.h"
+#include "exec/perfmap.h"
 #include "exec/settings.h"
 #include "system/fdt.h"
 #include "system/gdbstub.h"
@@ -71,6 +72,7 @@ typedef struct Options {
     const char *gdb;                   /* -gdb DEVICE (-s: tcp::1234); NULL or "none": no stub */
     bool freeze;                       /* -S: the harts wait for gdb's continue */
     bool interp;                       /* -interp: no translation */
+    bool perfmap, jitdump;             /* -perfmap, -jitdump: name translated code for perf */
 } Options;
 
 static _Noreturn void die(const char *fmt, ...)
@@ -325,6 +327,8 @@ static void usage(void)
            "  -S                      do not start the harts until gdb continues\n"
            "  -d ITEMS, -D FILE       log items (-d help), log file\n"
            "  -interp                 run guest code in the interpreter, not the JIT\n"
+           "  -perfmap                write /tmp/perf-PID.map naming translated code by guest pc\n"
+           "  -jitdump                write ./jit-PID.dump for perf inject --jit\n"
            "  -tune ITEM[,...]        JIT mechanisms, all on by default: no-cflags, no-nostore,\n"
            "                          no-inline-jc, no-cycle-poll, no-poison, no-disp,\n"
            "                          no-superblock, no-ras, no-first-interp, no-remap,\n"
@@ -334,6 +338,12 @@ static void usage(void)
            "                          generic trap, ecall and xret entry for every privilege)\n",
            MACHINE_MAX_HARTS);
     exit(0);
+}
+
+/* perf's name for a block: its virtual pc (a kernel's or a process's). */
+static void name_guest_pc(uint64_t pc, char *buf, size_t size)
+{
+    snprintf(buf, size, "guest_%llx", (unsigned long long)pc);
 }
 
 static const char *need(int argc, char **argv, int *i)
@@ -410,6 +420,10 @@ static void parse_args(int argc, char **argv, Options *o)
             o->log_path = need(argc, argv, &i);
         else if (!strcmp(a, "-interp"))
             o->interp = true;
+        else if (!strcmp(a, "-perfmap"))
+            o->perfmap = true;
+        else if (!strcmp(a, "-jitdump"))
+            o->jitdump = true;
         else if (!strcmp(a, "-tune")) {
             const char *bad = tune_parse(need(argc, argv, &i), true);
             if (bad)
@@ -521,6 +535,7 @@ int main(int argc, char **argv)
     hart_use_jit = !o.interp;
     if (hart_use_jit) {
         tune.fork_warm = false;         /* user mode's */
+        perfmap_init(o.perfmap, o.jitdump, name_guest_pc);
         exec_init();
     }
     machine.nharts = o.smp;
