@@ -84,6 +84,7 @@ typedef struct CPUState {
 
     /* The softmmu TLBs translated code probes (exec/softmmu.h; system mode). */
     TlbFast tlb[TLB_NIDX];
+    uint64_t tlb_hold;      /* the addend a group of accesses shares (x86/backend.h) */
 
     /* The privileged architecture (system mode; off in user mode). */
     RiscvPriv priv;

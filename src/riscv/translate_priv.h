@@ -28,6 +28,15 @@ typedef struct T {
      * false when only 32-bit operations read rd before it is overwritten
      * (--tune narrow: translate.c, stays_narrow). */
     bool sext;
+    /* The block's instructions decoded ahead (pre[0..npre)), this one's
+     * index n, and the shared TLB probe planned (plan_group): the guest
+     * register of the group's accesses and, bit k, which instruction
+     * n0 + k is a member. */
+    const Insn *pre;
+    unsigned npre, n;
+    unsigned group_n0;
+    uint8_t group_base;
+    uint64_t group_members;
 } T;
 
 /* -- Operands ---------------------------------------------------------------- */

@@ -737,47 +737,137 @@ static int guest_base_of(int *index)
 }
 
 /*
- * The softmmu probe (exec/softmmu.h) of an access of size bytes at guest
- * [addr + disp], for the block's data TLB: rax = the entry, its tag for
- * the access kind compared with the page of the access's last byte (any
- * flag, or a page crossing, misses into the interpreter, which runs the
- * whole instruction and comes back after it: be_insn_done); then rcx =
- * the addend. Returns the index register of the host operand [rcx + index
- * + disp]: addr, or none if addr was rcx (the probe overwrote it: the
- * guest register's home, in CPUState, is added to rcx instead).
+ * The softmmu probe (exec/softmmu.h), emitted at e, of the bytes [addr +
+ * disp, addr + disp + size) for the block's data TLB: rax = the entry, its
+ * tag for the access kind compared with the page of the last byte (any
+ * flag, or a page crossing, misses); then rcx = the addend. A miss, with
+ * no branch target given (miss == NULL), goes to the interpreter, which
+ * runs the whole instruction and comes back after it (be_insn_done);
+ * else *miss is the jne to patch. Overwrites rcx even if addr is rcx
+ * (probed_index).
  */
-static int tlb_probe(BeCtx *c, int addr, int base, int32_t *disp, int size, bool store,
-                     uint64_t pc)
+static void tlb_probe(BeCtx *c, Emit *e, int addr, int32_t disp, int size, bool store,
+                      uint64_t pc, uint8_t **miss)
 {
-    Emit *e = &c->e;
     int32_t fast = CPU_OFF(tlb) + (int32_t)(c->tlb_idx * sizeof(TlbFast));
     int32_t tag = store ? (int32_t)offsetof(TlbEntry, addr_write)
                         : (int32_t)offsetof(TlbEntry, addr_read);
-    emit_lea(e, RAX, addr, NO_REG, 0, *disp, false);
+    emit_lea(e, RAX, addr, NO_REG, 0, disp, false);
     emit_shift_ri(e, SHIFT_SHR, RAX, TARGET_PAGE_BITS - TLB_ENTRY_BITS, false);
     emit_arith_rm(e, ARITH_AND, RAX, REG_CPU, fast + (int32_t)offsetof(TlbFast, mask), false);
     emit_arith_rm(e, ARITH_ADD, RAX, REG_CPU, fast + (int32_t)offsetof(TlbFast, table), false);
-    emit_lea(e, RCX, addr, NO_REG, 0, *disp + size - 1, false);
+    emit_lea(e, RCX, addr, NO_REG, 0, disp + size - 1, false);
     emit_arith_ri(e, ARITH_AND, RCX, -(int32_t)TARGET_PAGE_SIZE, false);
     emit_modrm_mem(e, OPC_ARITH_GvEv | ARITH_CMP << 3 | P_REXW, RCX, RAX, NO_REG, 0, tag);
-    BeSlow *s = be_slow_add(c, pc);
-    s->jcc = emit_jcc(e, CC_NE);
-    s->resume_next = true;
-    c->tb->naccess++;
-    c->tb->tlb_idx = c->tlb_idx;
+    if (miss) {
+        *miss = emit_jcc(e, CC_NE);
+    } else {
+        BeSlow *s = be_slow_add(c, pc);
+        s->jcc = emit_jcc(e, CC_NE);
+        s->resume_next = true;
+    }
     emit_ld64(e, RCX, RAX, (int32_t)offsetof(TlbEntry, addend));
+}
+
+/* The index register of the host operand [rcx + index + disp] after
+ * tlb_probe: addr, or none if addr was rcx (the probe overwrote it: the
+ * guest register's home, in CPUState, is added to rcx instead). */
+static int probed_index(Emit *e, int addr, int base)
+{
     if (addr != RCX)
         return addr;
     emit_arith_rm(e, ARITH_ADD, RCX, REG_CPU, CPU_X_OFF(base), false);
     return NO_REG;
 }
 
+/* One guest load or store in softmmu code. */
+typedef struct Access {
+    bool store, sign;
+    int reg;                    /* the load's destination, the store's value */
+    int addr, base;             /* host register holding guest register base's value */
+    int32_t disp;
+    int size;
+    uint64_t pc;
+} Access;
+
+static void access_at(Emit *e, const Access *a, int host, int index)
+{
+    if (a->store)
+        emit_store_sized(e, a->reg, host, index, a->disp, a->size);
+    else
+        emit_load_sized(e, a->reg, host, index, a->disp, a->size, a->sign);
+}
+
+/* The access with its own probe, at e. */
+static void probed_access(BeCtx *c, Emit *e, const Access *a)
+{
+    tlb_probe(c, e, a->addr, a->disp, a->size, a->store, a->pc, NULL);
+    access_at(e, a, RCX, probed_index(e, a->addr, a->base));
+}
+
+/* Out of line (where the hot path's jcc, if given, now goes): the access
+ * with its own probe (addr reloaded first if the hot path's probe
+ * overwrote it), then back to the hot path after the access. Returns the
+ * jmp back to patch. */
+static uint8_t *cold_access(BeCtx *c, uint8_t *jcc, const Access *a, bool reload)
+{
+    Emit *e = &c->cold;
+    if (jcc)
+        emit_patch_rel32(jcc, e->p);
+    if (reload)
+        emit_ld64(e, RCX, REG_CPU, CPU_X_OFF(a->base));
+    probed_access(c, e, a);
+    return emit_jmp(e);
+}
+
+/* A group's leader: the probe of the group's bytes, the addend kept in
+ * cpu->tlb_hold; on a miss, an odd hold and the leader's own probe. */
+static void group_leader(BeCtx *c, const Access *a)
+{
+    Emit *e = &c->e;
+    uint8_t *miss;
+    tlb_probe(c, e, a->addr, c->group.lo, (int)c->group.span, c->group.store, a->pc, &miss);
+    emit_st64(e, RCX, REG_CPU, CPU_OFF(tlb_hold));
+    access_at(e, a, RCX, probed_index(e, a->addr, a->base));
+    Emit *cold = &c->cold;
+    emit_patch_rel32(miss, cold->p);
+    emit_st64_imm(cold, REG_CPU, CPU_OFF(tlb_hold), 1);
+    emit_patch_rel32(cold_access(c, NULL, a, a->addr == RCX), e->p);
+}
+
+/* A group's member: through the leader's addend if its probe hit. */
+static void group_member(BeCtx *c, const Access *a)
+{
+    Emit *e = &c->e;
+    int hold = a->addr == RCX ? RAX : RCX;
+    emit_ld64(e, hold, REG_CPU, CPU_OFF(tlb_hold));
+    emit_modrm(e, OPC_TESTB_EbIb | P_REXB_RM, 0, hold);
+    emit_u8(e, 1);
+    uint8_t *odd = emit_jcc(e, CC_NE);
+    access_at(e, a, hold, a->addr);
+    emit_patch_rel32(cold_access(c, odd, a, false), e->p);
+}
+
+static void softmmu_access(BeCtx *c, const Access *a)
+{
+    c->tb->naccess++;
+    c->tb->tlb_idx = c->tlb_idx;
+    uint8_t role = tune.tlb_group ? c->group.role : MEM_ALONE;
+    c->group.role = MEM_ALONE;
+    if (role == MEM_LEADER)
+        group_leader(c, a);
+    else if (role == MEM_MEMBER)
+        group_member(c, a);
+    else
+        probed_access(c, &c->e, a);
+}
+
 void be_guest_load(BeCtx *c, int dst, int addr, int base, int32_t disp, int size, bool sign,
                    uint64_t pc)
 {
     if (guest_mem.softmmu) {
-        int index = tlb_probe(c, addr, base, &disp, size, false, pc);
-        emit_load_sized(&c->e, dst, RCX, index, disp, size, sign);
+        softmmu_access(c, &(Access){ .sign = sign, .reg = dst, .addr = addr, .base = base,
+                                     .disp = disp, .size = size, .pc = pc });
         return;
     }
     window_check(c, addr, base, pc);
@@ -817,8 +907,8 @@ void be_guest_store_abs(BeCtx *c, int src, uint64_t addr, int size)
 void be_guest_store(BeCtx *c, int src, int addr, int base, int32_t disp, int size, uint64_t pc)
 {
     if (guest_mem.softmmu) {
-        int index = tlb_probe(c, addr, base, &disp, size, true, pc);
-        emit_store_sized(&c->e, src, RCX, index, disp, size);
+        softmmu_access(c, &(Access){ .store = true, .reg = src, .addr = addr, .base = base,
+                                     .disp = disp, .size = size, .pc = pc });
         return;
     }
     window_check(c, addr, base, pc);

@@ -81,6 +81,23 @@ typedef struct BePoll {
     bool uncount;               /* be_count: leaves before the branch it counted */
 } BePoll;
 
+/*
+ * softmmu: several loads and stores of a block through one base register
+ * may share one TLB probe (translate.c plans them, be_guest_load/store
+ * emit them). The leader's probe covers the page of all of their bytes,
+ * [base + lo, base + lo + span), and keeps the entry's addend in
+ * cpu->tlb_hold; each member then checks only that the leader's probe hit
+ * (the hold is odd when it did not: addends are page-aligned) and goes
+ * through it. Whatever misses does the member's own probe, out of line.
+ */
+enum { MEM_ALONE, MEM_LEADER, MEM_MEMBER };
+typedef struct BeMemGroup {
+    uint8_t role;               /* of the next be_guest_load/store (then MEM_ALONE again) */
+    bool store;                 /* a member stores: the leader probes the write tag */
+    int32_t lo;                 /* leader: the group's lowest displacement */
+    uint32_t span;              /* leader: bytes from base + lo to the group's last byte */
+} BeMemGroup;
+
 typedef struct BeCtx {
     Emit e;
     Emit cold;                  /* out-of-line code: slow paths, exit stubs */
@@ -103,6 +120,7 @@ typedef struct BeCtx {
     bool count;                 /* count retired instructions in cpu->instret (be_count) */
     uint32_t pending;           /* native instructions retired since the last count */
     bool interp_called;         /* the current instruction ran in the interpreter */
+    BeMemGroup group;           /* softmmu: the next access's part in a shared probe */
 } BeCtx;
 
 /*

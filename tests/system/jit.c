@@ -5,7 +5,10 @@
 // that it is translated; a store into the page a block runs from; a page
 // table entry of code edited under a chained pair of blocks, then
 // sfence.vma of the page; and a machine timer interrupt that must reach a
-// tight loop that reads only memory (no CSR, no device), within a bound.
+// tight loop that reads only memory (no CSR, no device), within a bound;
+// loads and stores through one base register (which xlat-system lets share
+// one TLB probe) across two pages that are not physically contiguous, into
+// an unmapped page and into a read-only one.
 #include "sys.h"
 
 #define A(p) ((uint64_t)(uintptr_t)(p))
@@ -156,6 +159,131 @@ static void remapped_code(void)
     sfence_vma();
 }
 
+/* -- Loads and stores that share a TLB probe ---------------------------------------- */
+
+/* xlat-system lets accesses through one base register in a block share one
+ * TLB probe (the whole range must lie in one page). Two virtual pages that
+ * are not physically contiguous: a group that straddles them must reach
+ * each byte through its own page, a group running into an unmapped or
+ * read-only page must fault at the exact instruction with the earlier
+ * ones retired. */
+#define VA_GROUP 0x40100000UL
+#define GROUP_BASE (VA_GROUP + 4096 - 16)     /* base + 0, 8 in page 0; + 16 in page 1 */
+
+uint64_t grp_ld3(uint64_t base);              /* a0 = t0 + 2 t1 + 4 t2 (0 for a faulting load) */
+uint64_t grp_ldsd(uint64_t base);             /* ld t0, 0; sd t0, 8; ld t1, 16: t0 + 2 t1 */
+void grp_sd3(uint64_t base, uint64_t v);      /* sd v, v + 1, v + 2 at 0, 8, 16 */
+extern const uint32_t grp_ld3_third, grp_ldsd_store;
+asm(".text\n.globl grp_ld3\ngrp_ld3:\n"
+    "  li t0, 0\n  li t1, 0\n  li t2, 0\n"
+    "  ld t0, 0(a0)\n  ld t1, 8(a0)\n"
+    ".globl grp_ld3_third\ngrp_ld3_third:\n"
+    "  ld t2, 16(a0)\n"
+    "  slli t1, t1, 1\n  slli t2, t2, 2\n  add a0, t0, t1\n  add a0, a0, t2\n  ret\n"
+    ".globl grp_ldsd\ngrp_ldsd:\n"
+    "  li t0, 0\n  li t1, 0\n  ld t0, 0(a0)\n"
+    ".globl grp_ldsd_store\ngrp_ldsd_store:\n"
+    "  sd t0, 8(a0)\n  ld t1, 16(a0)\n"
+    "  slli t1, t1, 1\n  add a0, t0, t1\n  ret\n"
+    ".globl grp_sd3\ngrp_sd3:\n"
+    "  sd a1, 0(a0)\n  addi a1, a1, 1\n  sd a1, 8(a0)\n  addi a1, a1, 1\n  sd a1, 16(a0)\n"
+    "  ret\n");
+
+static uint64_t *group_page(int i) { return (uint64_t *)test_pages[i]; }
+
+/* Page 0 of the pair is test_pages[2], page 1 test_pages[5]; test_pages[3]
+ * (what follows page 0 in physical memory) holds values no access may see. */
+static void group_fill(void)
+{
+    for (int i = 0; i < 512; i++) {
+        group_page(2)[i] = 0x1000 + (uint64_t)i;
+        group_page(3)[i] = 0xdead0000 + (uint64_t)i;
+        group_page(5)[i] = 0x5000 + (uint64_t)i;
+    }
+}
+
+/* S-mode: RUNS calls of each; how many gave the right answer (and, for the
+ * faulting ones, trapped once at the right place), as bits of a mask. */
+static long s_groups(long unused)
+{
+    (void)unused;
+    long ok = 0, n;
+    uint64_t want = 0x1000 + 510 + 2 * (0x1000 + 511) + 4 * 0x5000;
+    for (n = 0; n < RUNS && grp_ld3(GROUP_BASE) == want; n++) {}
+    ok |= (n == RUNS) << 0;
+    for (n = 0; n < RUNS && grp_ld3(VA_GROUP + 64) == 0x1008 + 2 * 0x1009 + 4 * 0x100a; n++) {}
+    ok |= (n == RUNS) << 1;
+    for (n = 0; n < RUNS; n++) {
+        grp_sd3(GROUP_BASE, 100 * (uint64_t)n);
+        if (group_page(2)[510] != 100 * (uint64_t)n || group_page(2)[511] != 100 * (uint64_t)n + 1 ||
+            group_page(5)[0] != 100 * (uint64_t)n + 2 || group_page(3)[0] != 0xdead0000)
+            break;
+    }
+    ok |= (n == RUNS) << 2;
+    return ok;
+}
+
+/* S-mode, page 1 unmapped: the third load faults each time. */
+static long s_group_fault(long unused)
+{
+    (void)unused;
+    long n, good = 0;
+    uint64_t want = 0x1000 + 510 + 2 * (0x1000 + 511);
+    for (n = 0; n < RUNS; n++) {
+        traps_reset();
+        uint64_t v = grp_ld3(GROUP_BASE);
+        good += v == want && trap_count == 1 && trap_log[0].cause == EXC_LOAD_PAGE &&
+                trap_log[0].epc == A(&grp_ld3_third) && trap_log[0].tval == VA_GROUP + 4096;
+    }
+    return good;
+}
+
+/* S-mode, page 0 read-only: the store between two loads faults each time. */
+static long s_group_readonly(long unused)
+{
+    (void)unused;
+    long n, good = 0;
+    uint64_t want = 0x1000 + 2 * 0x1002;
+    for (n = 0; n < RUNS; n++) {
+        traps_reset();
+        uint64_t v = grp_ldsd(VA_GROUP);
+        good += v == want && trap_count == 1 && trap_log[0].cause == EXC_STORE_PAGE &&
+                trap_log[0].epc == A(&grp_ldsd_store) && trap_log[0].tval == VA_GROUP + 8 &&
+                group_page(2)[1] == 0x1001;
+    }
+    return good;
+}
+
+static void shared_probes(void)
+{
+    section("loads and stores that share a TLB probe");
+    group_fill();
+    uint64_t *root = pt_identity(3);
+    uint64_t *pte0 = pt_entry(root, 3, VA_GROUP, 0), *pte1 = pt_entry(root, 3, VA_GROUP + 4096, 0);
+    *pte0 = pte_leaf(A(test_pages[2]), PTE_V | PTE_R | PTE_W | PTE_A | PTE_D);
+    *pte1 = pte_leaf(A(test_pages[5]), PTE_V | PTE_R | PTE_W | PTE_A | PTE_D);
+    csr_write(satp, satp_of(SATP_SV39, root));
+    sfence_vma();
+    uint64_t saved_medeleg = csr_read(medeleg);
+    csr_write(medeleg, 1UL << EXC_LOAD_PAGE | 1UL << EXC_STORE_PAGE);
+    long ok = run_in_mode_m(PRV_S, s_groups, 0);
+    CHECK("three loads straddling two pages see each page's own bytes", ok & 1);
+    CHECK("three loads inside one page", ok & 2);
+    CHECK("three stores straddling two pages reach each page", ok & 4);
+    *pte1 = 0;
+    sfence_vma_addr(VA_GROUP + 4096);
+    group_fill();
+    CHECK_EQ("the page after unmapped: the third load faults there, the first two retired",
+             run_in_mode_m(PRV_S, s_group_fault, 0), RUNS);
+    *pte0 = pte_leaf(A(test_pages[2]), PTE_V | PTE_R | PTE_A | PTE_D);
+    sfence_vma_addr(VA_GROUP);
+    CHECK_EQ("a read-only page: the store between two loads faults, the loads retire",
+             run_in_mode_m(PRV_S, s_group_readonly, 0), RUNS);
+    csr_write(medeleg, saved_medeleg);
+    csr_write(satp, 0);
+    sfence_vma();
+}
+
 /* -- A timer interrupt in a tight loop ------------------------------------------ */
 
 static volatile uint64_t stop_flag;
@@ -211,5 +339,6 @@ void test_main(uint64_t hartid, uint64_t dtb)
     patched_code();
     store_to_own_page();
     remapped_code();
+    shared_probes();
     timer_in_tight_loop();
 }
