@@ -549,6 +549,7 @@ static inline __attribute__((always_inline)) uint64_t xret_entry(CPUState *cpu, 
 }
 
 uint64_t priv_entry_sret_s(CPUState *cpu) { return xret_entry(cpu, PRV_S, PRV_S); }
+uint64_t priv_entry_sret_m(CPUState *cpu) { return xret_entry(cpu, PRV_S, PRV_M); }
 uint64_t priv_entry_mret_m(CPUState *cpu) { return xret_entry(cpu, PRV_M, PRV_M); }
 uint64_t priv_entry_sret(CPUState *cpu) { return xret_entry(cpu, PRV_S, -1); }
 uint64_t priv_entry_mret(CPUState *cpu) { return xret_entry(cpu, PRV_M, -1); }

@@ -479,7 +479,8 @@ static uint64_t (*ecall_entry(const T *t))(CPUState *)
 }
 
 /* The entry for sret or mret, or NULL where the interpreter runs it: user
- * mode, or too low a privilege (illegal). */
+ * mode, or too low a privilege (illegal). An sret may run in M-mode too,
+ * where mstatus.TSR does not apply: it has an entry of its own. */
 static uint64_t (*xret_entry(const T *t))(CPUState *)
 {
     bool mret = t->in->op == OP_mret;
@@ -488,7 +489,9 @@ static uint64_t (*xret_entry(const T *t))(CPUState *)
         return NULL;
     if (!tune.entry_specialize)
         return mret ? priv_entry_mret : priv_entry_sret;
-    return mret ? priv_entry_mret_m : priv_entry_sret_s;
+    if (mret)
+        return priv_entry_mret_m;
+    return p == PRV_M ? priv_entry_sret_m : priv_entry_sret_s;
 }
 
 /*
