@@ -535,7 +535,8 @@ int priv_xret(CPUState *cpu, int from, uint64_t *npc)
  * cpu->pc where the hart goes on and return what translated code does
  * next: 0 (go on at cpu->pc, under the new privilege: translated code
  * stays in the JIT), EXIT_REQUEST (an interrupt the new state enables:
- * the hart loop takes it) or EXIT_ILLEGAL.
+ * the hart loop takes it) or EXIT_ILLEGAL. An xret that returns retires
+ * here (cpu->instret): only the entry knows whether it was illegal.
  */
 static inline __attribute__((always_inline)) uint64_t xret_entry(CPUState *cpu, const int ret,
                                                                  const int from)
@@ -544,6 +545,7 @@ static inline __attribute__((always_inline)) uint64_t xret_entry(CPUState *cpu, 
     int r = from < 0 ? xret_generic(cpu, ret, &npc) : xret_worker(cpu, ret, from, &npc);
     if (r == PRIV_ILLEGAL)
         return EXIT_ILLEGAL;
+    cpu->instret++;
     cpu->pc = npc;
     return priv_interrupt(cpu, &cause) ? EXIT_REQUEST : 0;
 }

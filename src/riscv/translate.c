@@ -719,8 +719,9 @@ static void track_constants(T *t)
 /*
  * With exact instret (be_count), count before an instruction that leaves
  * the block or may: a control transfer or fence.i retires, so it counts
- * itself; ecall, ebreak and an illegal instruction trap without retiring.
- * True if the instruction is dealt with.
+ * itself; ecall, ebreak and an illegal instruction trap without retiring;
+ * an xret's entry counts it if it retires (an sret with mstatus.TSR in
+ * S-mode is illegal). True if the instruction is dealt with.
  */
 static bool count_before(T *t)
 {
@@ -735,7 +736,7 @@ static bool count_before(T *t)
     case OP_sret: case OP_mret:
         if (!xret_entry(t))
             return false;                   /* the interpreter counts it */
-        be_count(t->c, 1);
+        be_count(t->c, 0);
         return true;
     default:
         return false;
