@@ -328,7 +328,9 @@ static bool csr_set(CPUState *cpu, unsigned csr, uint64_t v)
     return (csr >= 0xb03 && csr <= 0xb1f) || (csr >= 0x323 && csr <= 0x33f);   /* read 0 */
 }
 
-/* CSRs whose writes change what the hart must look at next. */
+/* CSRs whose writes change what the hart must look at next. PMP's change
+ * whether the next instruction may be fetched at all, which translated
+ * code checks only where a block begins (as satp's). */
 static bool csr_write_stops(unsigned csr)
 {
     switch (csr) {
@@ -336,7 +338,7 @@ static bool csr_write_stops(unsigned csr)
     case 0x300: case 0x302: case 0x303: case 0x304: case 0x30a: case 0x344:
         return true;
     default:
-        return false;
+        return csr >= 0x3a0 && csr <= 0x3ef;            /* pmpcfg, pmpaddr */
     }
 }
 
