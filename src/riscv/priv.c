@@ -329,7 +329,9 @@ static bool csr_set(CPUState *cpu, unsigned csr, uint64_t v)
     return (csr >= 0xb03 && csr <= 0xb1f) || (csr >= 0x323 && csr <= 0x33f);   /* read 0 */
 }
 
-/* CSRs whose writes change what the hart must look at next. */
+/* CSRs whose writes change what the hart must look at next. PMP's change
+ * whether the next instruction may be fetched at all, which translated
+ * code checks only where a block begins (as satp's). */
 static bool csr_write_stops(unsigned csr)
 {
     switch (csr) {
@@ -337,7 +339,7 @@ static bool csr_write_stops(unsigned csr)
     case 0x300: case 0x302: case 0x303: case 0x304: case 0x30a: case 0x344:
         return true;
     default:
-        return false;
+        return csr >= 0x3a0 && csr <= 0x3ef;            /* pmpcfg, pmpaddr */
     }
 }
 
@@ -547,7 +549,8 @@ int priv_xret(CPUState *cpu, int from, uint64_t *npc)
  * cpu->pc where the hart goes on and return what translated code does
  * next: 0 (go on at cpu->pc, under the new privilege: translated code
  * stays in the JIT), EXIT_REQUEST (an interrupt the new state enables:
- * the hart loop takes it) or EXIT_ILLEGAL.
+ * the hart loop takes it) or EXIT_ILLEGAL. An xret that returns retires
+ * here (cpu->instret): only the entry knows whether it was illegal.
  */
 static inline __attribute__((always_inline)) uint64_t xret_entry(CPUState *cpu, const int ret,
                                                                  const int from)
@@ -556,11 +559,13 @@ static inline __attribute__((always_inline)) uint64_t xret_entry(CPUState *cpu, 
     int r = from < 0 ? xret_generic(cpu, ret, &npc) : xret_worker(cpu, ret, from, &npc);
     if (r == PRIV_ILLEGAL)
         return EXIT_ILLEGAL;
+    cpu->instret++;
     cpu->pc = npc;
     return priv_interrupt(cpu, &cause) ? EXIT_REQUEST : 0;
 }
 
 uint64_t priv_entry_sret_s(CPUState *cpu) { return xret_entry(cpu, PRV_S, PRV_S); }
+uint64_t priv_entry_sret_m(CPUState *cpu) { return xret_entry(cpu, PRV_S, PRV_M); }
 uint64_t priv_entry_mret_m(CPUState *cpu) { return xret_entry(cpu, PRV_M, PRV_M); }
 uint64_t priv_entry_sret(CPUState *cpu) { return xret_entry(cpu, PRV_S, -1); }
 uint64_t priv_entry_mret(CPUState *cpu) { return xret_entry(cpu, PRV_M, -1); }

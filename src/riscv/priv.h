@@ -165,10 +165,11 @@ void priv_trap_from_m(struct CPUState *cpu, uint64_t cause, uint64_t tval);
  * What translated code calls for ecall, sret and mret (system mode): the
  * entry for the privilege the block was translated at (_u, _s, _m), or
  * the generic one that reads it (--tune no-entry-specialize). cpu->pc is
- * the instruction's. They return 0 (go on at cpu->pc: a trap was taken,
+ * the instruction's; an xret that returns counts itself in cpu->instret.
+ * They return 0 (go on at cpu->pc: a trap was taken,
  * xret returned, an SBI call was served), EXIT_REQUEST (xret enabled an
  * interrupt that is pending, or the SBI call needs the hart loop),
- * EXIT_ILLEGAL (sret with mstatus.TSR), or what priv_hooks.sbi_call
+ * EXIT_ILLEGAL (sret in S-mode with mstatus.TSR), or what priv_hooks.sbi_call
  * returns for an S-mode ecall.
  */
 uint64_t priv_entry_ecall_u(struct CPUState *cpu);
@@ -176,6 +177,7 @@ uint64_t priv_entry_ecall_s(struct CPUState *cpu);
 uint64_t priv_entry_ecall_m(struct CPUState *cpu);
 uint64_t priv_entry_ecall(struct CPUState *cpu);
 uint64_t priv_entry_sret_s(struct CPUState *cpu);
+uint64_t priv_entry_sret_m(struct CPUState *cpu);
 uint64_t priv_entry_mret_m(struct CPUState *cpu);
 uint64_t priv_entry_sret(struct CPUState *cpu);
 uint64_t priv_entry_mret(struct CPUState *cpu);

@@ -573,7 +573,8 @@ static uint64_t (*ecall_entry(const T *t))(CPUState *)
 }
 
 /* The entry for sret or mret, or NULL where the interpreter runs it: user
- * mode, or too low a privilege (illegal). */
+ * mode, or too low a privilege (illegal). An sret may run in M-mode too,
+ * where mstatus.TSR does not apply: it has an entry of its own. */
 static uint64_t (*xret_entry(const T *t))(CPUState *)
 {
     bool mret = t->in->op == OP_mret;
@@ -582,7 +583,9 @@ static uint64_t (*xret_entry(const T *t))(CPUState *)
         return NULL;
     if (!tune.entry_specialize)
         return mret ? priv_entry_mret : priv_entry_sret;
-    return mret ? priv_entry_mret_m : priv_entry_sret_s;
+    if (mret)
+        return priv_entry_mret_m;
+    return p == PRV_M ? priv_entry_sret_m : priv_entry_sret_s;
 }
 
 /*
@@ -810,8 +813,9 @@ static void track_constants(T *t)
 /*
  * With exact instret (be_count), count before an instruction that leaves
  * the block or may: a control transfer or fence.i retires, so it counts
- * itself; ecall, ebreak and an illegal instruction trap without retiring.
- * True if the instruction is dealt with.
+ * itself; ecall, ebreak and an illegal instruction trap without retiring;
+ * an xret's entry counts it if it retires (an sret with mstatus.TSR in
+ * S-mode is illegal). True if the instruction is dealt with.
  */
 static bool count_before(T *t)
 {
@@ -826,7 +830,7 @@ static bool count_before(T *t)
     case OP_sret: case OP_mret:
         if (!xret_entry(t))
             return false;                   /* the interpreter counts it */
-        be_count(t->c, 1);
+        be_count(t->c, 0);
         return true;
     default:
         return false;
