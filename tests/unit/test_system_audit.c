@@ -661,6 +661,9 @@ static void setup_priv(int mode, const uint64_t *keep)
 {
     CPUState *cpu = &h->cpu;
     priv_reset(cpu, 0, PRV_M);
+    /* instret exact in translated code from the start (priv.h,
+     * TB_FLAGS_COUNT), as after software's first look at a counter. */
+    cpu->priv.counted = true;
     uint64_t status = rnd_status();
     if (keep)
         status = (status & ~FLAG_BITS) | (*keep & FLAG_BITS);
