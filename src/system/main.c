@@ -334,8 +334,9 @@ static void usage(void)
            "                          no-superblock, no-ras, no-first-interp, no-remap,\n"
            "                          no-narrow (as xlat's), jc-bits=N (10..18), and the\n"
            "                          softmmu TLB's: tlb-bits=N (2^N entries, 6..22, fixed),\n"
-           "                          no-tlb-resize (2^8, fixed); no-entry-specialize (one\n"
-           "                          generic trap, ecall and xret entry for every privilege)\n",
+           "                          no-tlb-resize (2^8, fixed), no-tlb-group (a probe for\n"
+           "                          every access); no-entry-specialize (one generic trap,\n"
+           "                          ecall and xret entry for every privilege)\n",
            MACHINE_MAX_HARTS);
     exit(0);
 }
