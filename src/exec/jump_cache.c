@@ -66,12 +66,22 @@ static size_t jc_bytes(void) { return ((size_t)1 << tune.jc_bits) * sizeof(JCEnt
  */
 #define JC_SETS 4
 
+/*
+ * The entries a set filled since it was last emptied, while they are few:
+ * system mode empties a set at every address-space switch, and a process
+ * that ran for a time slice filled a few hundred entries of a table of
+ * 2^16 (1 MiB), which emptying them one by one spares the memset of.
+ */
+#define JC_FILL_LOG 512
+
 typedef struct JcSet {
     JCEntry *table;                     /* NULL until first used */
     uint32_t flags;
     bool stale;                         /* empty it before use */
     uint64_t pages[4];
     uint64_t last_used;
+    uint32_t nfilled;                   /* > JC_FILL_LOG: too many to list */
+    uint32_t filled[JC_FILL_LOG];       /* their indexes */
 } JcSet;
 
 struct JcSets {
@@ -87,7 +97,13 @@ static inline unsigned jc_page_bit(uint64_t pc)
 
 static void set_empty(const CPUState *cpu, JcSet *s)
 {
-    jc_clear(s->table, jc_entries(cpu));
+    if (s->nfilled <= JC_FILL_LOG) {
+        for (uint32_t i = 0; i < s->nfilled; i++)
+            s->table[s->filled[i]] = (JCEntry){ .pc = s->filled[i] == 0 };
+    } else {
+        jc_clear(s->table, jc_entries(cpu));
+    }
+    s->nfilled = 0;
     memset(s->pages, 0, sizeof s->pages);
     s->stale = false;
 }
@@ -170,6 +186,8 @@ static void jc_fit(CPUState *cpu)
     if (n == full || ntbs <= n / 2)
         return;
     jc_empty_all(cpu);
+    for (unsigned i = 0; i < JC_SETS; i++)      /* logged at the old size */
+        cpu->jc_sets->set[i].nfilled = JC_FILL_LOG + 1;
     jc_set_entries(cpu, n * 4 < full ? n * 4 : full);
 }
 
@@ -177,9 +195,15 @@ static void jc_fit(CPUState *cpu)
 static void jc_fill(CPUState *cpu, const TB *tb)
 {
     jc_fit(cpu);
-    JCEntry *j = &cpu->jc[jc_index(cpu, tb->pc)];
+    size_t index = jc_index(cpu, tb->pc);
+    JCEntry *j = &cpu->jc[index];
+    JcSet *s = cpu->jc_sets->cur;
     unsigned bit = jc_page_bit(tb->pc);
-    cpu->jc_sets->cur->pages[bit / 64] |= 1ULL << (bit % 64);
+    s->pages[bit / 64] |= 1ULL << (bit % 64);
+    if (s->nfilled < JC_FILL_LOG)
+        s->filled[s->nfilled] = (uint32_t)index;
+    if (s->nfilled <= JC_FILL_LOG)
+        s->nfilled++;
     j->host = tb_entry_rx(tb);
     __atomic_store_n(&j->pc, tb->pc, __ATOMIC_RELEASE);
 }
