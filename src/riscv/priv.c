@@ -119,11 +119,30 @@ static uint64_t mip_software(const CPUState *cpu)
     return v;
 }
 
-/* mip as software reads it and interrupts see it: SEIP is software's bit
- * or the interrupt controller's line. */
+/* mip as software reads it: SEIP is software's bit or the interrupt
+ * controller's line. */
 static uint64_t mip_value(const CPUState *cpu)
 {
     return mip_software(cpu) | (mip_load(&cpu->priv) & MIP_SEIP);
+}
+
+/* mip as interrupts see it: mip_value with Sstc's STIP as last looked at. */
+static uint64_t mip_pending(const CPUState *cpu)
+{
+    const RiscvPriv *p = &cpu->priv;
+    uint64_t raw = mip_load(p);
+    uint64_t v = raw & ~MIP_SEIP_SW;
+    if (raw & MIP_SEIP_SW)
+        v |= MIP_SEIP;
+    if (p->menvcfg & MENVCFG_STCE)
+        v = p->stimer_due ? v | MIP_STIP : v & ~MIP_STIP;
+    return v;
+}
+
+void priv_stimer_update(CPUState *cpu)
+{
+    RiscvPriv *p = &cpu->priv;
+    p->stimer_due = (p->menvcfg & MENVCFG_STCE) && time_now() >= p->stimecmp;
 }
 
 static uint64_t mstatus_value(const RiscvPriv *p)
@@ -289,6 +308,7 @@ static bool csr_set(CPUState *cpu, unsigned csr, uint64_t v)
     case 0x144: mip_write(p, MIP_SSIP & p->mideleg, v); return true;
     case 0x14d:
         p->stimecmp = v;
+        priv_stimer_update(cpu);
         if (priv_hooks.timer_changed)
             priv_hooks.timer_changed(cpu);
         return true;
@@ -301,7 +321,10 @@ static bool csr_set(CPUState *cpu, unsigned csr, uint64_t v)
     case 0x304: p->mie = v & MIE_WRITABLE; return true;
     case 0x305: p->mtvec = legal_tvec(v, p->mtvec); return true;
     case 0x306: p->mcounteren = v & 0xffffffffULL; return true;
-    case 0x30a: p->menvcfg = v & (MENVCFG_FIOM | MENVCFG_STCE); return true;
+    case 0x30a:
+        p->menvcfg = v & (MENVCFG_FIOM | MENVCFG_STCE);
+        priv_stimer_update(cpu);
+        return true;
     case 0x320: return true;                                /* mcountinhibit: hardwired 0 */
     case 0x340: p->mscratch = v; return true;
     case 0x341: p->mepc = v & ~1ULL; return true;
@@ -487,7 +510,7 @@ static int highest(uint64_t set)
 bool priv_interrupt(const CPUState *cpu, uint64_t *cause)
 {
     const RiscvPriv *p = &cpu->priv;
-    uint64_t pending = mip_value(cpu) & p->mie;
+    uint64_t pending = mip_pending(cpu) & p->mie;
     if (!pending)
         return false;
     uint64_t m = pending & ~p->mideleg, s = pending & p->mideleg;

@@ -88,6 +88,7 @@ typedef struct RiscvPriv {
     uint64_t stimecmp;      /* Sstc: STIP while time >= this (menvcfg.STCE) */
     PmpState pmp;           /* pmpcfg, pmpaddr and their regions (pmp.c) */
     bool counted;           /* a counter CSR was accessed: translated code counts instret */
+    bool stimer_due;        /* Sstc: time >= stimecmp when last looked (priv_stimer_update) */
 } RiscvPriv;
 
 struct CPUState;
@@ -183,8 +184,15 @@ uint64_t priv_entry_sret(struct CPUState *cpu);
 uint64_t priv_entry_mret(struct CPUState *cpu);
 
 /* The interrupt to take now, if any (pending, enabled, by the spec's
- * priority): its cause (with CAUSE_INTERRUPT). */
+ * priority): its cause (with CAUSE_INTERRUPT). Sstc's STIP as of the last
+ * priv_stimer_update: the check runs after every xret and interrupt-
+ * enabling CSR write, and reading the clock there each time cost a
+ * system call's round trip an eighth of its time. */
 bool priv_interrupt(const struct CPUState *cpu, uint64_t *cause);
+/* Look at the clock for Sstc's STIP (stimer_due). Done when stimecmp or
+ * menvcfg is written, and by the machine's loop whenever it looks for
+ * interrupts (its timer wakes the hart when stimecmp is due). */
+void priv_stimer_update(struct CPUState *cpu);
 
 /* A debugger's CSR access (gdb): csr as M-mode sees it, whatever the
  * hart's privilege (the gates of lower levels, TVM and the counter

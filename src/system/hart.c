@@ -220,6 +220,7 @@ static void wait_for_interrupt(Hart *h)
     pthread_mutex_lock(&h->lock);
     for (;;) {
         update_timer_line(h);
+        priv_stimer_update(cpu);
         uint64_t cause, mip = __atomic_load_n(&cpu->priv.mip, __ATOMIC_ACQUIRE);
         if (mip & MIP_SEIP_SW)
             mip |= MIP_SEIP;
@@ -310,6 +311,7 @@ void hart_run(Hart *h)
         __atomic_store_n(&cpu->exit_request, 0, __ATOMIC_SEQ_CST);
         apply_remote_flush(h);
         update_timer_line(h);
+        priv_stimer_update(cpu);
         uint64_t cause;
         bool stepping = gdbstub_enabled && gdbstub_hart_stepping(h);
         if (!stepping && priv_interrupt(cpu, &cause))

@@ -173,6 +173,7 @@ void sbi_call(Hart *h)
             break;
         }
         cpu->priv.stimecmp = a[0];                  /* Sstc is on under xlat's SBI */
+        priv_stimer_update(cpu);
         hart_timer_changed(h);
         r = ok(0);
         break;
