@@ -150,12 +150,6 @@ static int find_tb(CPUState *cpu, uint64_t pc, TB **out, unsigned df)
     return TR_OK;
 }
 
-uint64_t jit_helper_interp(CPUState *cpu, uint64_t pc)
-{
-    cpu->pc = pc;
-    return interp_step(cpu);
-}
-
 /*
  * An EXIT_REQUEST that only says the guest changed its own privileged state
  * (a CSR write such as sstatus.SUM, satp, sfence.vma: priv.h's PRIV_STOP)
@@ -168,6 +162,16 @@ static bool state_change_only(CPUState *cpu, int code)
     uint64_t cause;
     return code == EXIT_REQUEST && cpu->priv.on &&
            !__atomic_load_n(&cpu->exit_request, __ATOMIC_SEQ_CST) && !priv_interrupt(cpu, &cause);
+}
+
+/* A kernel's trap entry and exit each write sstatus: going on through the
+ * jump cache instead of leaving spares the dispatcher two trips a system
+ * call (the new flags' jump cache is current already: priv.c). */
+uint64_t jit_helper_interp(CPUState *cpu, uint64_t pc)
+{
+    cpu->pc = pc;
+    enum exit_reason r = interp_step(cpu);
+    return state_change_only(cpu, r) ? EXIT_REDISPATCH : r;
 }
 
 /* Not inlined into exec_run: its locals would then live across sigsetjmp. */
@@ -237,6 +241,8 @@ static __attribute__((noinline)) enum exit_reason run_loop(CPUState *cpu)
             break;
         case EXIT_FENCEI:
             flush_for_fence_i();
+            break;
+        case EXIT_REDISPATCH:       /* from a slow path's interp_exit */
             break;
         default:
             if (state_change_only(cpu, code))

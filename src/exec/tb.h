@@ -27,6 +27,12 @@ enum {
     EXIT_LOOKUP = 0x101,    /* indirect exit missed the jump cache: cpu->pc */
     EXIT_POLL   = 0x102,    /* exit_request or jit_kick seen at a TB entry */
     EXIT_FENCEI = 0x103,    /* fence.i: flush translations, resume at cpu->pc */
+    /* An interpreted instruction changed only the guest's own privileged
+     * state (a CSR write such as sstatus.SUM: priv.h's PRIV_STOP) and
+     * nothing can be taken now: go on at cpu->pc, whose block the new
+     * state picks. The interpreter stubs go there through the jump cache
+     * without leaving translated code (dispatch.c: jit_helper_interp). */
+    EXIT_REDISPATCH = 0x104,
 };
 
 /* One jump cache entry; pc 1 (odd, never a guest pc) marks it empty, and so

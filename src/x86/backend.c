@@ -198,16 +198,23 @@ static void emit_c_call(Emit *e, bool interp)
     emit_mov_rr(e, RSP, RBX);
 }
 
-/* After a called stub's C call: back to translated code on 0, else leave
- * with the result as the exit code (mapped registers already stored). */
-static void emit_return_or_leave(Emit *e, const uint8_t *epilogue_stored)
+/* After a called stub's C call: back to translated code on 0; on
+ * EXIT_REDISPATCH on at cpu->pc through the jump cache (lookup: the
+ * return-address stack emptied, as be_goto_cpu_pc does); else leave with
+ * the result as the exit code (mapped registers already stored). */
+static void emit_return_or_leave(Emit *e, const uint8_t *epilogue_stored, const uint8_t *lookup)
 {
     be_default_mxcsr(e);                    /* no flags C code may have left */
     be_load_mapped(e);
     emit_test_rr(e, RAX, RAX);
     uint8_t *leave = emit_jcc(e, CC_NE);
     emit_ret(e);
-    emit_patch_rel32(leave, epilogue_stored);
+    emit_patch_rel32(leave, e->p);
+    emit_arith_ri(e, ARITH_CMP, RAX, EXIT_REDISPATCH, false);
+    emit_patch_rel32(emit_jcc(e, CC_NE), epilogue_stored);
+    emit_ld64(e, RSP, REG_CPU, CPU_OFF(ras_base));
+    emit_ld64(e, RAX, REG_CPU, CPU_OFF(pc));
+    emit_patch_rel32(emit_jmp(e), lookup);
 }
 
 /* Bytes of host stack the return-address stack may use (8 per entry). */
@@ -264,22 +271,6 @@ void be_gen_runtime(Emit *e, JitRuntime *rt, uint8_t *gbase)
         emit_pop(e, callee_saved[i]);
     emit_ret(e);
 
-    /* interp_call: rax = guest pc; called from translated code. */
-    emit_nops(e, (unsigned)(-(uintptr_t)e->p) & 15);
-    rt->interp_call = e->p;
-    emit_c_call(e, true);
-    emit_return_or_leave(e, epilogue_stored);
-
-    /* interp_exit: rax = guest pc; jumped to. The interpreter leaves
-     * cpu->pc at the next instruction: EXIT_LOOKUP resumes there. */
-    emit_nops(e, (unsigned)(-(uintptr_t)e->p) & 15);
-    rt->interp_exit = e->p;
-    emit_c_call(e, true);
-    emit_mov_ri(e, RCX, EXIT_LOOKUP);
-    emit_test_rr(e, RAX, RAX);
-    emit_cmov(e, CC_E, RAX, RCX);
-    emit_patch_rel32(emit_jmp(e), epilogue_stored);
-
     /* lookup_miss: rax = guest pc the jump cache did not have: exit to C */
     emit_nops(e, (unsigned)(-(uintptr_t)e->p) & 15);
     rt->lookup_miss = e->p;
@@ -292,11 +283,27 @@ void be_gen_runtime(Emit *e, JitRuntime *rt, uint8_t *gbase)
     rt->lookup = e->p;
     emit_jc_probe(e, rt->lookup_miss);
 
+    /* interp_call: rax = guest pc; called from translated code. */
+    emit_nops(e, (unsigned)(-(uintptr_t)e->p) & 15);
+    rt->interp_call = e->p;
+    emit_c_call(e, true);
+    emit_return_or_leave(e, epilogue_stored, rt->lookup);
+
+    /* interp_exit: rax = guest pc; jumped to. The interpreter leaves
+     * cpu->pc at the next instruction: EXIT_LOOKUP resumes there. */
+    emit_nops(e, (unsigned)(-(uintptr_t)e->p) & 15);
+    rt->interp_exit = e->p;
+    emit_c_call(e, true);
+    emit_mov_ri(e, RCX, EXIT_LOOKUP);
+    emit_test_rr(e, RAX, RAX);
+    emit_cmov(e, CC_E, RAX, RCX);
+    emit_patch_rel32(emit_jmp(e), epilogue_stored);
+
     /* helper_call: rax = fn, called with the CPUState; as interp_call after. */
     emit_nops(e, (unsigned)(-(uintptr_t)e->p) & 15);
     rt->helper_call = e->p;
     emit_c_call(e, false);
-    emit_return_or_leave(e, epilogue_stored);
+    emit_return_or_leave(e, epilogue_stored, rt->lookup);
 
     /* ras_empty: a guest return popped the sentinel (rax = target pc): put
      * it back and look the target up. */
