@@ -5,13 +5,6 @@
  */
 #include "riscv/mmu.h"
 
-#define PTE_V (1ULL << 0)
-#define PTE_R (1ULL << 1)
-#define PTE_W (1ULL << 2)
-#define PTE_X (1ULL << 3)
-#define PTE_U (1ULL << 4)
-#define PTE_A (1ULL << 6)
-#define PTE_D (1ULL << 7)
 #define PTE_PPN_SHIFT 10
 #define PTE_PPN_MASK  ((1ULL << 44) - 1)
 #define PTE_RESERVED  (0x7fULL << 54)       /* bits 60:54 */

@@ -23,6 +23,15 @@
 typedef uint64_t *(*PageTableMem)(uint64_t pa);
 
 /* What a successful translation says about the page it found. */
+/* Page-table entry bits (privileged spec 4.3.1). */
+#define PTE_V (1ULL << 0)
+#define PTE_R (1ULL << 1)
+#define PTE_W (1ULL << 2)
+#define PTE_X (1ULL << 3)
+#define PTE_U (1ULL << 4)
+#define PTE_A (1ULL << 6)
+#define PTE_D (1ULL << 7)
+
 typedef struct MmuResult {
     uint64_t pa;            /* physical address of va */
     uint64_t page_mask;     /* size of the mapping - 1 (4 KiB, or a superpage) */

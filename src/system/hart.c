@@ -152,8 +152,7 @@ static void trap(Hart *h, uint64_t cause, uint64_t tval)
     priv_trap(&h->cpu, cause, tval);        /* logs it under -d int */
 }
 
-/* The exception a memory fault is. */
-static uint64_t fault_cause(const MemFault *f)
+uint64_t hart_fault_cause(const MemFault *f)
 {
     static const uint8_t page[] = { [MEM_LOAD] = CAUSE_LOAD_PAGE_FAULT,
                                     [MEM_STORE] = CAUSE_STORE_PAGE_FAULT,
@@ -171,9 +170,7 @@ static uint64_t fault_cause(const MemFault *f)
     }
 }
 
-/* The bits of the instruction at pc (for an illegal instruction's tval),
- * or 0 if they cannot be fetched. */
-static uint64_t insn_bits_at(CPUState *cpu)
+uint64_t hart_insn_bits_at(CPUState *cpu)
 {
     MemFault f;
     const uint16_t *lo = guest_mem.ops->slow(cpu, cpu->pc, 2, MEM_FETCH, &f);
@@ -319,8 +316,8 @@ void hart_run(Hart *h)
         switch (gdbstub_enabled ? gdbstub_hart_run(h) : hart_run_code(cpu)) {
         case EXIT_ECALL:   ecall(h); break;
         case EXIT_EBREAK:  trap(h, CAUSE_BREAKPOINT, cpu->pc); break;
-        case EXIT_ILLEGAL: trap(h, CAUSE_ILLEGAL_INSN, insn_bits_at(cpu)); break;
-        case EXIT_FAULT:   trap(h, fault_cause(&cpu->fault), cpu->fault.addr); break;
+        case EXIT_ILLEGAL: trap(h, CAUSE_ILLEGAL_INSN, hart_insn_bits_at(cpu)); break;
+        case EXIT_FAULT:   trap(h, hart_fault_cause(&cpu->fault), cpu->fault.addr); break;
         case EXIT_WFI:     wait_for_interrupt(h); break;
         case EXIT_REQUEST:
         case EXIT_NONE:    break;

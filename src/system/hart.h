@@ -84,6 +84,11 @@ Hart *hart_create(unsigned id);
 /* Run h's loop on the calling thread until the machine's run ends. */
 void hart_run(Hart *h);
 
+/* The exception a memory fault is (its cause), and an illegal
+ * instruction's tval: the bits at cpu->pc, or 0 if they cannot be fetched. */
+uint64_t hart_fault_cause(const MemFault *f);
+uint64_t hart_insn_bits_at(CPUState *cpu);
+
 /* Guest code runs through the JIT (exec_run), not the interpreter alone
  * (-interp). Set before the harts exist. */
 extern bool hart_use_jit;

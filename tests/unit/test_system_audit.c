@@ -83,6 +83,7 @@
 #include "exec/exec.h"
 #include "exec/settings.h"
 #include "riscv/insn.h"
+#include "riscv/mmu.h"
 #include "system/hart.h"
 #include "system/machine.h"
 #include "system/sys_mem.h"
@@ -120,13 +121,6 @@ enum { R_PTR0 = 8, R_NPTR = 5 };        /* s0, s1, a0, a1, a2 */
 enum { R_STATUS = 5, R_SATP = 6, R_ADDR = 7, R_BITS = 28, R_PMP = 29, R_HSCRATCH = 31 };
 enum { R_HPTR = 27 };                   /* the handlers' pointer: a data page's address */
 
-#define PTE_V (1ULL << 0)
-#define PTE_R (1ULL << 1)
-#define PTE_W (1ULL << 2)
-#define PTE_X (1ULL << 3)
-#define PTE_U (1ULL << 4)
-#define PTE_A (1ULL << 6)
-#define PTE_D (1ULL << 7)
 
 /* -- Random numbers ------------------------------------------------------------ */
 
@@ -884,38 +878,6 @@ typedef struct Outcome {
     uint8_t ram[REGION_LEN];
 } Outcome;
 
-/* The exception a memory fault is (hart.c's fault_cause). */
-static uint64_t fault_cause(const MemFault *f)
-{
-    static const uint8_t page[] = { [MEM_LOAD] = CAUSE_LOAD_PAGE_FAULT,
-                                    [MEM_STORE] = CAUSE_STORE_PAGE_FAULT,
-                                    [MEM_AMO] = CAUSE_STORE_PAGE_FAULT,
-                                    [MEM_FETCH] = CAUSE_FETCH_PAGE_FAULT };
-    static const uint8_t access[] = { [MEM_LOAD] = CAUSE_LOAD_ACCESS,
-                                      [MEM_STORE] = CAUSE_STORE_ACCESS,
-                                      [MEM_AMO] = CAUSE_STORE_ACCESS,
-                                      [MEM_FETCH] = CAUSE_FETCH_ACCESS };
-    switch (f->kind) {
-    case MEM_FAULT_BUS:        return access[f->access & 3];
-    case MEM_FAULT_MISALIGNED: return f->access == MEM_LOAD ? CAUSE_MISALIGNED_LOAD
-                                                            : CAUSE_MISALIGNED_STORE;
-    default:                   return page[f->access & 3];
-    }
-}
-
-/* An illegal instruction's tval: its bits (hart.c's insn_bits_at). */
-static uint64_t insn_bits_at(CPUState *cpu)
-{
-    MemFault f;
-    const uint16_t *lo = guest_mem.ops->slow(cpu, cpu->pc, 2, MEM_FETCH, &f);
-    if (!lo)
-        return 0;
-    if ((*lo & 3) != 3)
-        return *lo;
-    const uint16_t *hi = guest_mem.ops->slow(cpu, cpu->pc + 2, 2, MEM_FETCH, &f);
-    return hi ? (uint64_t)*lo | (uint64_t)*hi << 16 : 0;
-}
-
 /*
  * Run the hart through the JIT (exec_run, as xlat-system does) or one
  * instruction at a time through the interpreter (interp_step, the golden
@@ -956,7 +918,7 @@ static enum run_end drive(CPUState *cpu, bool jit, int *last, unsigned *taken, u
         case EXIT_FAULT:
             if (cpu->fault.access == MEM_FETCH && cpu->pc == STOP_PC)
                 return END_STOP;
-            cause = fault_cause(&cpu->fault);
+            cause = hart_fault_cause(&cpu->fault);
             tval = cpu->fault.addr;
             break;
         case EXIT_EBREAK:
@@ -965,7 +927,7 @@ static enum run_end drive(CPUState *cpu, bool jit, int *last, unsigned *taken, u
             break;
         default:
             cause = CAUSE_ILLEGAL_INSN;
-            tval = insn_bits_at(cpu);
+            tval = hart_insn_bits_at(cpu);
             break;
         }
         if (traps++ == MAX_TRAPS)
