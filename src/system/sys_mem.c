@@ -33,14 +33,8 @@ static bool mmio(uint64_t va, uint64_t pa, unsigned size, bool store, uint64_t *
                  MemFault *fault)
 {
     const MmioRegion *r = machine_find_mmio(pa);
-    if (!r || pa + size - r->base > r->size) {
-        xlat_log(LOG_GUEST_ERRORS,
-                 "xlat-system: %s at physical %#llx (virtual %#llx): nothing there\n",
-                 store ? "store" : "load", (unsigned long long)pa, (unsigned long long)va);
-        *fault = (MemFault){ .kind = MEM_FAULT_BUS, .access = store ? MEM_STORE : MEM_LOAD,
-                             .addr = va };
-        return false;
-    }
+    if (!r || pa + size - r->base > r->size)
+        return tlb_access_fault(va, pa, store ? MEM_STORE : MEM_LOAD, "nothing there", fault);
     if (store)
         r->ops->write(r->opaque, pa - r->base, size, *val);
     else
@@ -121,10 +115,7 @@ static void *sys_slow(CPUState *cpu, uint64_t addr, unsigned size, enum mem_acce
     if (!translate_access(cpu, addr, size, access, &hit, fault))
         return NULL;
     if (!hit.host) {
-        xlat_log(LOG_GUEST_ERRORS, "xlat-system: %s at physical %#llx (virtual %#llx): "
-                 "not memory\n", access == MEM_FETCH ? "fetch" : "atomic access",
-                 (unsigned long long)hit.pa, (unsigned long long)addr);
-        *fault = (MemFault){ .kind = MEM_FAULT_BUS, .access = (uint8_t)access, .addr = addr };
+        tlb_access_fault(addr, hit.pa, access, "not memory", fault);
         return NULL;
     }
     return hit.host;

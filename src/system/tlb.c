@@ -261,15 +261,22 @@ void tlb_init(CPUState *cpu)
 
 static const char *access_name(enum mem_access access)
 {
-    return access == MEM_FETCH ? "fetch" : access == MEM_LOAD ? "load" : "store";
+    return access == MEM_FETCH ? "fetch" : access == MEM_LOAD ? "load" :
+           access == MEM_AMO ? "atomic access" : "store";
+}
+
+bool tlb_access_fault(uint64_t va, uint64_t pa, enum mem_access access, const char *why,
+                      MemFault *fault)
+{
+    xlat_log(LOG_GUEST_ERRORS, "xlat-system: %s at physical %#llx (virtual %#llx): %s\n",
+             access_name(access), (unsigned long long)pa, (unsigned long long)va, why);
+    *fault = (MemFault){ .kind = MEM_FAULT_BUS, .access = (uint8_t)access, .addr = va };
+    return false;
 }
 
 static bool no_memory(uint64_t va, uint64_t pa, enum mem_access access, MemFault *fault)
 {
-    xlat_log(LOG_GUEST_ERRORS, "xlat-system: %s at physical %#llx (virtual %#llx): nothing there\n",
-             access_name(access), (unsigned long long)pa, (unsigned long long)va);
-    *fault = (MemFault){ .kind = MEM_FAULT_BUS, .access = (uint8_t)access, .addr = va };
-    return false;
+    return tlb_access_fault(va, pa, access, "nothing there", fault);
 }
 
 /* Does PMP let an access of size bytes at physical pa through at mode? If

@@ -65,4 +65,9 @@ void tlb_dma_written(uint64_t pa, uint64_t len);
 /* -d stats: fills, flushes and sizes of every hart's TLBs. */
 void tlb_print_stats(void);
 
+/* An access fault at va (physical pa) for access, logged under -d
+ * guest_errors with why ("nothing there", ...). Returns false. */
+bool tlb_access_fault(uint64_t va, uint64_t pa, enum mem_access access, const char *why,
+                      MemFault *fault);
+
 #endif
