@@ -29,7 +29,7 @@ typedef struct T {
      * (--tune narrow: translate.c, stays_narrow). */
     bool sext;
     /* The block's instructions decoded ahead (pre[0..npre)), this one's
-     * index n, and the shared TLB probe planned (plan_group): the guest
+     * index n, and the shared TLB probe planned (tr_plan_group): the guest
      * register of the group's accesses and, bit k, which instruction
      * n0 + k is a member. */
     const Insn *pre;
@@ -38,6 +38,9 @@ typedef struct T {
     uint8_t group_base;
     uint64_t group_members;
 } T;
+
+/* trans_group.c: this access's part in a shared TLB probe (t->c->group). */
+void tr_plan_group(T *t, int size, bool store);
 
 /* -- Operands ---------------------------------------------------------------- */
 
