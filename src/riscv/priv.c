@@ -108,15 +108,22 @@ static void status_changed(CPUState *cpu, uint64_t old, int old_mode)
 }
 
 /* mip with SEIP = software's own bit (what csrrs/csrrc modify): STIP
- * follows stimecmp while Sstc is on. */
-static uint64_t mip_software(const CPUState *cpu)
+ * is stimer_due while Sstc is on. */
+static uint64_t mip_with_stip(const CPUState *cpu, bool stimer_due)
 {
     const RiscvPriv *p = &cpu->priv;
     uint64_t raw = mip_load(p);
     uint64_t v = (raw & ~(MIP_SEIP | MIP_SEIP_SW)) | (raw & MIP_SEIP_SW ? MIP_SEIP : 0);
     if (p->menvcfg & MENVCFG_STCE)
-        v = time_now() >= p->stimecmp ? v | MIP_STIP : v & ~MIP_STIP;
+        v = stimer_due ? v | MIP_STIP : v & ~MIP_STIP;
     return v;
+}
+
+/* The same with STIP following stimecmp now. */
+static uint64_t mip_software(const CPUState *cpu)
+{
+    const RiscvPriv *p = &cpu->priv;
+    return mip_with_stip(cpu, (p->menvcfg & MENVCFG_STCE) && time_now() >= p->stimecmp);
 }
 
 /* mip as software reads it: SEIP is software's bit or the interrupt
@@ -129,14 +136,7 @@ static uint64_t mip_value(const CPUState *cpu)
 /* mip as interrupts see it: mip_value with Sstc's STIP as last looked at. */
 static uint64_t mip_pending(const CPUState *cpu)
 {
-    const RiscvPriv *p = &cpu->priv;
-    uint64_t raw = mip_load(p);
-    uint64_t v = raw & ~MIP_SEIP_SW;
-    if (raw & MIP_SEIP_SW)
-        v |= MIP_SEIP;
-    if (p->menvcfg & MENVCFG_STCE)
-        v = p->stimer_due ? v | MIP_STIP : v & ~MIP_STIP;
-    return v;
+    return mip_with_stip(cpu, cpu->priv.stimer_due) | (mip_load(&cpu->priv) & MIP_SEIP);
 }
 
 void priv_stimer_update(CPUState *cpu)

@@ -225,9 +225,8 @@ static void wait_for_interrupt(Hart *h)
             machine.exit_requested || __atomic_load_n(&h->remote_flush, __ATOMIC_ACQUIRE) ||
             gdb_holds(h))
             break;
-        /* STIP from stimecmp is computed, not stored in mip. */
-        if ((cpu->priv.menvcfg & (1ULL << 63)) && (cpu->priv.mie & MIP_STIP) &&
-            machine_mtime() >= cpu->priv.stimecmp)
+        /* STIP from stimecmp is not stored in mip (priv_stimer_update). */
+        if (cpu->priv.stimer_due && (cpu->priv.mie & MIP_STIP))
             break;
         struct timespec ts;
         machine_mtime_deadline(timer_deadline(h), &ts);

@@ -198,6 +198,14 @@ static void emit_c_call(Emit *e, bool interp)
     emit_mov_rr(e, RSP, RBX);
 }
 
+/* rax = cpu->pc with the return-address stack emptied: what a jump to
+ * wherever the hart's state now says starts with. */
+static void emit_cpu_pc_target(Emit *e)
+{
+    emit_ld64(e, RSP, REG_CPU, CPU_OFF(ras_base));
+    emit_ld64(e, RAX, REG_CPU, CPU_OFF(pc));
+}
+
 /* After a called stub's C call: back to translated code on 0; on
  * EXIT_REDISPATCH on at cpu->pc through the jump cache (lookup: the
  * return-address stack emptied, as be_goto_cpu_pc does); else leave with
@@ -212,8 +220,7 @@ static void emit_return_or_leave(Emit *e, const uint8_t *epilogue_stored, const 
     emit_patch_rel32(leave, e->p);
     emit_arith_ri(e, ARITH_CMP, RAX, EXIT_REDISPATCH, false);
     emit_patch_rel32(emit_jcc(e, CC_NE), epilogue_stored);
-    emit_ld64(e, RSP, REG_CPU, CPU_OFF(ras_base));
-    emit_ld64(e, RAX, REG_CPU, CPU_OFF(pc));
+    emit_cpu_pc_target(e);
     emit_patch_rel32(emit_jmp(e), lookup);
 }
 
@@ -677,8 +684,7 @@ void be_call_interp(BeCtx *c, uint64_t pc)
 
 void be_goto_cpu_pc(BeCtx *c)
 {
-    emit_ld64(&c->e, RSP, REG_CPU, CPU_OFF(ras_base));      /* an empty return-address stack */
-    emit_ld64(&c->e, RAX, REG_CPU, CPU_OFF(pc));
+    emit_cpu_pc_target(&c->e);
     be_goto_ptr(c);
 }
 
