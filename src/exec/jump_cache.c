@@ -55,22 +55,35 @@ static size_t jc_bytes(void) { return ((size_t)1 << tune.jc_bits) * sizeof(JCEnt
 
 /*
  * A vCPU has a jump cache per tb_flags value (system mode: one for U-mode
- * code, one for the kernel's, ...), up to JC_SETS, so that a change of
- * privilege, which translated code's probe cannot see (it compares only
- * the pc), switches caches instead of emptying one. Each set keeps a
- * filter of the virtual pages whose blocks it may hold (a bit per hash of
- * the page; set by every fill, reset when the set is emptied), so that a
- * mapping change of a page no set has blocks of (data pages: most) costs
- * nothing; a set emptied while not in use is only marked stale, and
- * emptied when it is used again.
+ * code, one for the kernel's, ...) and address space (system mode's TLB
+ * slots: exec_space_changed), up to JC_SETS, so that a change of privilege
+ * or of address space, which translated code's probe cannot see (it
+ * compares only the pc), switches caches instead of emptying one: a set
+ * never maps a pc to a block of another address space. Each set keeps the
+ * set of virtual pages whose blocks it may hold (added by every fill,
+ * emptied with the set), so that a mapping change of a page a set has no
+ * blocks of (data pages: most; and the kernel's sets, for a user page)
+ * costs one lookup: Linux fences one page after every page fault. A set
+ * emptied while not in use is only marked stale, and emptied when it is
+ * used again.
  */
-#define JC_SETS 4
+#define JC_SETS 24                      /* 8 spaces of 2 or 3 flag values each */
+
+/* Page numbers + 1 (0: a free slot), open addressed, at most half full. */
+typedef struct JcPages {
+    uint64_t *slot;                     /* NULL until the first fill */
+    unsigned bits;                      /* 1 << bits slots */
+    unsigned count;
+} JcPages;
+
+#define JC_PAGES_BITS_MIN 6
 
 typedef struct JcSet {
     JCEntry *table;                     /* NULL until first used */
     uint32_t flags;
+    unsigned space;
     bool stale;                         /* empty it before use */
-    uint64_t pages[4];
+    JcPages pages;
     uint64_t last_used;
 } JcSet;
 
@@ -78,17 +91,74 @@ struct JcSets {
     JcSet set[JC_SETS];
     JcSet *cur;
     uint64_t clock;
+    unsigned space;                     /* the vCPU's address space now */
 };
 
-static inline unsigned jc_page_bit(uint64_t pc)
+static size_t pages_home(uint64_t page, unsigned bits)
 {
-    return (uint32_t)((pc >> TARGET_PAGE_BITS) * 0x9e3779b1u) >> 24;
+    return (size_t)((page * 0x9e3779b97f4a7c15ULL) >> (64 - bits));
+}
+
+static bool pages_has(const JcPages *p, uint64_t page)
+{
+    if (!p->slot)
+        return false;
+    size_t mask = ((size_t)1 << p->bits) - 1;
+    for (size_t i = pages_home(page, p->bits);; i = (i + 1) & mask) {
+        if (p->slot[i] == page + 1)
+            return true;
+        if (p->slot[i] == 0)
+            return false;
+    }
+}
+
+/* Add page, known absent, with room for it. */
+static void pages_insert(JcPages *p, uint64_t page)
+{
+    size_t mask = ((size_t)1 << p->bits) - 1, i = pages_home(page, p->bits);
+    while (p->slot[i])
+        i = (i + 1) & mask;
+    p->slot[i] = page + 1;
+    p->count++;
+}
+
+static void pages_grow(JcPages *p)
+{
+    uint64_t *old = p->slot;
+    size_t had = old ? (size_t)1 << p->bits : 0;
+    p->bits = old ? p->bits + 1 : JC_PAGES_BITS_MIN;
+    p->slot = calloc((size_t)1 << p->bits, sizeof *p->slot);
+    if (!p->slot) {
+        perror("xlat: jump cache");
+        exit(1);
+    }
+    p->count = 0;
+    for (size_t i = 0; i < had; i++)
+        if (old[i])
+            pages_insert(p, old[i] - 1);
+    free(old);
+}
+
+static void pages_add(JcPages *p, uint64_t page)
+{
+    if (pages_has(p, page))
+        return;
+    if (!p->slot || (p->count + 1) * 2 > 1u << p->bits)
+        pages_grow(p);
+    pages_insert(p, page);
+}
+
+static void pages_clear(JcPages *p)
+{
+    if (p->count)
+        memset(p->slot, 0, sizeof *p->slot << p->bits);
+    p->count = 0;
 }
 
 static void set_empty(const CPUState *cpu, JcSet *s)
 {
     jc_clear(s->table, jc_entries(cpu));
-    memset(s->pages, 0, sizeof s->pages);
+    pages_clear(&s->pages);
     s->stale = false;
 }
 
@@ -112,14 +182,14 @@ static JCEntry *jc_alloc(void)
     return jc;
 }
 
-/* Make the set of cpu->tb_flags current (tb_lock held). */
+/* Make the set of cpu->tb_flags and the space current (tb_lock held). */
 static void jc_select(CPUState *cpu)
 {
     struct JcSets *ss = cpu->jc_sets;
     JcSet *s = NULL, *victim = &ss->set[0];
     for (unsigned i = 0; i < JC_SETS && !s; i++) {
         JcSet *t = &ss->set[i];
-        if (t->table && t->flags == cpu->tb_flags)
+        if (t->table && t->flags == cpu->tb_flags && t->space == ss->space)
             s = t;
         else if (!t->table || (victim->table && t->last_used < victim->last_used))
             victim = t;
@@ -129,6 +199,7 @@ static void jc_select(CPUState *cpu)
         if (!s->table)
             s->table = jc_alloc();
         s->flags = cpu->tb_flags;
+        s->space = ss->space;
         s->stale = true;
     }
     if (s->stale)
@@ -178,8 +249,7 @@ static void jc_fill(CPUState *cpu, const TB *tb)
 {
     jc_fit(cpu);
     JCEntry *j = &cpu->jc[jc_index(cpu, tb->pc)];
-    unsigned bit = jc_page_bit(tb->pc);
-    cpu->jc_sets->cur->pages[bit / 64] |= 1ULL << (bit % 64);
+    pages_add(&cpu->jc_sets->cur->pages, tb->pc / TARGET_PAGE_SIZE);
     j->host = tb_entry_rx(tb);
     __atomic_store_n(&j->pc, tb->pc, __ATOMIC_RELEASE);
 }
@@ -224,11 +294,10 @@ void jc_flush_vcpu(CPUState *cpu)
  * consecutive entries (entry (pc >> 1) mod n), wrapping. */
 static void set_forget_page(const CPUState *cpu, JcSet *s, uint64_t vaddr)
 {
-    unsigned bit = jc_page_bit(vaddr);
-    if (!s->table || s->stale || !(s->pages[bit / 64] >> (bit % 64) & 1))
+    uint64_t page = vaddr / TARGET_PAGE_SIZE;
+    if (!s->table || s->stale || !pages_has(&s->pages, page))
         return;                         /* no block of that page in it */
     size_t n = jc_entries(cpu);
-    uint64_t page = vaddr / TARGET_PAGE_SIZE;
     size_t first = jc_index(cpu, page * TARGET_PAGE_SIZE);
     size_t run = TARGET_PAGE_SIZE / 2 < n ? TARGET_PAGE_SIZE / 2 : n;
     for (size_t k = 0; k < run; k++) {
@@ -248,6 +317,37 @@ void exec_mapping_changed(CPUState *cpu, bool all, uint64_t vaddr)
     else
         for (unsigned i = 0; i < JC_SETS; i++)
             set_forget_page(cpu, &cpu->jc_sets->set[i], vaddr);
+    pthread_mutex_unlock(&tb_lock);
+}
+
+void exec_space_changed(CPUState *cpu, unsigned space)
+{
+    if (!cpu->jc)
+        return;
+    pthread_mutex_lock(&tb_lock);
+    cpu->jc_sets->space = space;
+    if (cpu->jc_sets->cur->space != space)
+        jc_select(cpu);
+    pthread_mutex_unlock(&tb_lock);
+}
+
+void exec_space_mapping_changed(CPUState *cpu, unsigned space, bool all, uint64_t vaddr)
+{
+    if (!cpu->jc)
+        return;
+    pthread_mutex_lock(&tb_lock);
+    struct JcSets *ss = cpu->jc_sets;
+    for (unsigned i = 0; i < JC_SETS; i++) {
+        JcSet *s = &ss->set[i];
+        if (!s->table || s->space != space)
+            continue;
+        if (!all)
+            set_forget_page(cpu, s, vaddr);
+        else if (s == ss->cur)
+            set_empty(cpu, s);
+        else
+            s->stale = true;
+    }
     pthread_mutex_unlock(&tb_lock);
 }
 
@@ -309,9 +409,11 @@ void exec_cpu_exit(CPUState *cpu)
         if (vcpus[i] == cpu)
             vcpus[i] = vcpus[--nvcpus];
     pthread_mutex_unlock(&tb_lock);
-    for (unsigned k = 0; k < JC_SETS; k++)
+    for (unsigned k = 0; k < JC_SETS; k++) {
         if (cpu->jc_sets->set[k].table)
             munmap(cpu->jc_sets->set[k].table, jc_bytes());
+        free(cpu->jc_sets->set[k].pages.slot);
+    }
     free(cpu->jc_sets);
     cpu->jc_sets = NULL;
     cpu->jc = NULL;

@@ -16,6 +16,7 @@ Tune tune = {
     .cycle_poll = true, .poison = true, .disp = true, .checked_reuse = true, .ras = true,
     .superblock = true, .fork_warm = true, .first_interp = true, .remap = true,
     .narrow = true, .zero_base = true, .tlb_resize = true, .entry_specialize = true,
+    .asid_tlb = true,
     .jc_bits = 16,
 };
 
@@ -33,6 +34,7 @@ static const struct { const char *name; bool *flag; unsigned modes; } tune_items
     { "remap", &tune.remap, BOTH }, { "narrow", &tune.narrow, BOTH },
     { "zero-base", &tune.zero_base, USER }, { "tlb-resize", &tune.tlb_resize, SYSTEM },
     { "entry-specialize", &tune.entry_specialize, SYSTEM },
+    { "asid-tlb", &tune.asid_tlb, SYSTEM },
 };
 
 /* item = "NAME=N" with lo <= N <= hi: *out = N; NULL, or what is wrong. */

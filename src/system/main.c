@@ -330,7 +330,9 @@ static void usage(void)
            "                          no-superblock, no-ras, no-first-interp, no-remap,\n"
            "                          no-narrow (as xlat's), jc-bits=N (10..18), and the\n"
            "                          softmmu TLB's: tlb-bits=N (2^N entries, 6..22, fixed),\n"
-           "                          no-tlb-resize (2^8, fixed); no-entry-specialize (one\n"
+           "                          no-tlb-resize (2^8, fixed), no-asid-tlb (one set of\n"
+           "                          TLBs, flushed at every satp write, instead of one per\n"
+           "                          recent address space); no-entry-specialize (one\n"
            "                          generic trap, ecall and xret entry for every privilege)\n",
            MACHINE_MAX_HARTS);
     exit(0);

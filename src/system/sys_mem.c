@@ -221,4 +221,6 @@ void sys_mem_init(void)
     guest_mem = (GuestMem){ .base = NULL, .limit = 0, .softmmu = true, .ops = &sys_ops };
     priv_hooks.time = machine_mtime;
     priv_hooks.mmu_changed = tlb_flush;
+    priv_hooks.satp_changed = tlb_satp_changed;
+    priv_hooks.sfence = tlb_sfence;
 }
