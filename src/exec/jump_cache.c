@@ -59,7 +59,10 @@ static size_t jc_bytes(void) { return ((size_t)1 << tune.jc_bits) * sizeof(JCEnt
  * slots: exec_space_changed), up to JC_SETS, so that a change of privilege
  * or of address space, which translated code's probe cannot see (it
  * compares only the pc), switches caches instead of emptying one: a set
- * never maps a pc to a block of another address space. Each set keeps the
+ * never maps a pc to a block of another address space. A new set of a
+ * space in a group is shared by the group's spaces until it is given a
+ * block of a page that is not global (the kernel's sets never are): then
+ * it is its space's alone. Each set keeps the
  * set of virtual pages whose blocks it may hold (added by every fill,
  * emptied with the set), so that a mapping change of a page a set has no
  * blocks of (data pages: most; and the kernel's sets, for a user page)
@@ -81,7 +84,9 @@ typedef struct JcPages {
 typedef struct JcSet {
     JCEntry *table;                     /* NULL until first used */
     uint32_t flags;
-    unsigned space;
+    unsigned space;                     /* whose it is, unless shared */
+    unsigned group;
+    bool shared;                        /* global code only: the group's */
     bool stale;                         /* empty it before use */
     JcPages pages;
     uint64_t last_used;
@@ -91,7 +96,7 @@ struct JcSets {
     JcSet set[JC_SETS];
     JcSet *cur;
     uint64_t clock;
-    unsigned space;                     /* the vCPU's address space now */
+    unsigned space, group;              /* the vCPU's address space now */
 };
 
 static size_t pages_home(uint64_t page, unsigned bits)
@@ -182,24 +187,39 @@ static JCEntry *jc_alloc(void)
     return jc;
 }
 
-/* Make the set of cpu->tb_flags and the space current (tb_lock held). */
+/* Can t serve cpu->tb_flags in the space now: its own, or its group's? */
+static bool set_serves(const struct JcSets *ss, const JcSet *t, uint32_t flags, bool shared)
+{
+    if (!t->table || t->flags != flags || t->shared != shared)
+        return false;
+    return shared ? t->group == ss->group : t->space == ss->space;
+}
+
+/* Make the set of cpu->tb_flags and the space current (tb_lock held): the
+ * space's own, else its group's shared one, else a new one. */
 static void jc_select(CPUState *cpu)
 {
     struct JcSets *ss = cpu->jc_sets;
-    JcSet *s = NULL, *victim = &ss->set[0];
+    JcSet *s = NULL, *shared = NULL, *victim = &ss->set[0];
     for (unsigned i = 0; i < JC_SETS && !s; i++) {
         JcSet *t = &ss->set[i];
-        if (t->table && t->flags == cpu->tb_flags && t->space == ss->space)
+        if (set_serves(ss, t, cpu->tb_flags, false))
             s = t;
+        else if (ss->group != EXEC_NO_GROUP && set_serves(ss, t, cpu->tb_flags, true))
+            shared = t;
         else if (!t->table || (victim->table && t->last_used < victim->last_used))
             victim = t;
     }
+    if (!s)
+        s = shared;
     if (!s) {
         s = victim;
         if (!s->table)
             s->table = jc_alloc();
         s->flags = cpu->tb_flags;
         s->space = ss->space;
+        s->group = ss->group;
+        s->shared = ss->group != EXEC_NO_GROUP;
         s->stale = true;
     }
     if (s->stale)
@@ -249,7 +269,12 @@ static void jc_fill(CPUState *cpu, const TB *tb)
 {
     jc_fit(cpu);
     JCEntry *j = &cpu->jc[jc_index(cpu, tb->pc)];
-    pages_add(&cpu->jc_sets->cur->pages, tb->pc / TARGET_PAGE_SIZE);
+    JcSet *s = cpu->jc_sets->cur;
+    if (s->shared && !(guest_mem.ops->code_global && guest_mem.ops->code_global(cpu, tb->pc))) {
+        s->shared = false;              /* this space's alone from now on */
+        s->space = cpu->jc_sets->space;
+    }
+    pages_add(&s->pages, tb->pc / TARGET_PAGE_SIZE);
     j->host = tb_entry_rx(tb);
     __atomic_store_n(&j->pc, tb->pc, __ATOMIC_RELEASE);
 }
@@ -320,14 +345,14 @@ void exec_mapping_changed(CPUState *cpu, bool all, uint64_t vaddr)
     pthread_mutex_unlock(&tb_lock);
 }
 
-void exec_space_changed(CPUState *cpu, unsigned space)
+void exec_space_changed(CPUState *cpu, unsigned space, unsigned group)
 {
     if (!cpu->jc)
         return;
     pthread_mutex_lock(&tb_lock);
     cpu->jc_sets->space = space;
-    if (cpu->jc_sets->cur->space != space)
-        jc_select(cpu);
+    cpu->jc_sets->group = group;
+    jc_select(cpu);
     pthread_mutex_unlock(&tb_lock);
 }
 
@@ -339,7 +364,7 @@ void exec_space_mapping_changed(CPUState *cpu, unsigned space, bool all, uint64_
     struct JcSets *ss = cpu->jc_sets;
     for (unsigned i = 0; i < JC_SETS; i++) {
         JcSet *s = &ss->set[i];
-        if (!s->table || s->space != space)
+        if (!s->table || s->shared || s->space != space)
             continue;
         if (!all)
             set_forget_page(cpu, s, vaddr);
@@ -384,6 +409,7 @@ void exec_cpu_init(CPUState *cpu)
     JcSet *s = cpu->jc_sets->cur = &cpu->jc_sets->set[0];
     s->table = cpu->jc = jc_alloc();
     s->flags = cpu->jc_flags = cpu->tb_flags;
+    cpu->jc_sets->group = EXEC_NO_GROUP;
     jc_set_entries(cpu, (size_t)1 << (tune.jc_bits < JC_BITS_START ? tune.jc_bits : JC_BITS_START));
     cpu->jc_probe = cpu->jc;
     pthread_mutex_lock(&tb_lock);

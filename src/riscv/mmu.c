@@ -10,6 +10,7 @@
 #define PTE_W (1ULL << 2)
 #define PTE_X (1ULL << 3)
 #define PTE_U (1ULL << 4)
+#define PTE_G (1ULL << 5)
 #define PTE_A (1ULL << 6)
 #define PTE_D (1ULL << 7)
 #define PTE_PPN_SHIFT 10
@@ -97,6 +98,8 @@ static bool walk(CPUState *cpu, uint64_t va, enum mem_access access, int mode, b
 
     for (;;) {
         uint64_t base = (satp & PTE_PPN_MASK) << 12;
+        /* A global pointer makes every mapping under it global (4.3.1). */
+        bool global = false;
         for (int level = levels - 1; level >= 0; level--) {
             uint64_t vpn = (va >> (12 + 9 * level)) & 0x1ff;
             uint64_t pte_pa = base + vpn * 8;
@@ -108,6 +111,7 @@ static bool walk(CPUState *cpu, uint64_t va, enum mem_access access, int mode, b
                 (pte & (PTE_RESERVED | PTE_PBMT | PTE_N)))
                 return page_fault(fault, va, access);
             uint64_t ppn = (pte >> PTE_PPN_SHIFT) & PTE_PPN_MASK;
+            global |= (pte & PTE_G) != 0;
             if (!(pte & (PTE_R | PTE_X))) {             /* a pointer to the next level */
                 if (level == 0 || (pte & (PTE_A | PTE_D | PTE_U)))
                     return page_fault(fault, va, access);
@@ -126,6 +130,7 @@ static bool walk(CPUState *cpu, uint64_t va, enum mem_access access, int mode, b
                 goto again;                             /* changed under us: walk again */
             out->pa = (ppn << 12) | (va & (span - 1));
             out->page_mask = span - 1;
+            out->global = global;
             return true;
         }
         return page_fault(fault, va, access);
@@ -140,6 +145,9 @@ static bool translate(CPUState *cpu, uint64_t va, enum mem_access access, bool d
 {
     int mode = mmu_effective_mode(cpu, access);
     out->mode = mode;
+    /* Untranslated addresses are no address space's: satp.MODE changes
+     * from Bare take effect at once. */
+    out->global = false;
     if (mode == PRV_M || (cpu->priv.satp >> 60) == SATP_BARE) {
         out->pa = va;
         out->page_mask = 0xfff;

@@ -27,6 +27,7 @@ typedef struct MmuResult {
     uint64_t pa;            /* physical address of va */
     uint64_t page_mask;     /* size of the mapping - 1 (4 KiB, or a superpage) */
     int mode;               /* the effective privilege the check was for */
+    bool global;            /* a G bit on the walk's way: in every address space */
 } MmuResult;
 
 /*

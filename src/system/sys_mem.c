@@ -206,6 +206,7 @@ static const GuestMemOps sys_ops = {
     .code_ok = sys_code_ok,
     .code_phys = sys_code_phys,
     .code_host = sys_code_host,
+    .code_global = tlb_code_global,
     .read = sys_read,
     .code_lock = no_lock,
     .code_unlock = no_lock,

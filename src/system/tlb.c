@@ -80,6 +80,14 @@ static unsigned space_index(const HartTlbs *ts, const TlbSpace *s)
 
 static uint64_t asid_of(uint64_t satp) { return (satp >> 44) & 0xffff; }
 
+/* The jump caches' group of satp's space: global code is shared by the
+ * spaces of one MODE; Bare has none (exec_space_changed). */
+static unsigned group_of(uint64_t satp)
+{
+    unsigned mode = (unsigned)(satp >> 60);
+    return mode == SATP_BARE ? EXEC_NO_GROUP : mode;
+}
+
 /* -- Watched code pages ----------------------------------------------------------------- */
 
 /* One bit per 4 KiB page of RAM: it holds translated code. */
@@ -243,6 +251,7 @@ static void view_init(SysTlb *t)
     unsigned bits = tune.tlb_bits ? tune.tlb_bits : TLB_BITS_START;
     t->table = map_noreserve(sizeof(TlbEntry) << TLB_BITS_MAX);
     t->pa_page = map_noreserve(sizeof(uint64_t) << TLB_BITS_MAX);
+    t->global = map_noreserve((size_t)1 << TLB_BITS_MAX);
     t->window_start = now_ns();
     memset(t->table, 0xff, sizeof(TlbEntry) << bits);
     memset(t->victim, 0xff, sizeof t->victim);
@@ -302,6 +311,20 @@ static void view_flush_page(SysTlb *t, uint64_t vaddr)
             memset(&t->victim[v], 0xff, sizeof t->victim[v]);
 }
 
+/* Drop t's entries of non-global mappings. */
+static void view_flush_local(SysTlb *t)
+{
+    size_t entries = (size_t)1 << t->bits;
+    for (size_t i = 0; i < entries; i++)
+        if (!t->global[i] && !entry_empty(&t->table[i])) {
+            memset(&t->table[i], 0xff, sizeof t->table[i]);
+            t->used -= t->used > 0;
+        }
+    for (unsigned v = 0; v < TLB_VICTIMS; v++)
+        if (!t->victim_global[v])
+            memset(&t->victim[v], 0xff, sizeof t->victim[v]);
+}
+
 /* Empty every view of s (it knows every watch then). */
 static void space_flush(TlbSpace *s, uint64_t now)
 {
@@ -312,25 +335,22 @@ static void space_flush(TlbSpace *s, uint64_t now)
     s->watch_gen = __atomic_load_n(&code_watch_gen, __ATOMIC_SEQ_CST);
 }
 
+static bool in_super_span(const TlbSpace *s, uint64_t vaddr)
+{
+    return vaddr - s->super_span.lo <= s->super_span.hi - s->super_span.lo;
+}
+
 /* Drop s's translations of the page at vaddr; true if that dropped them
  * all (vaddr is inside a superpage s holds). */
 static bool space_flush_page(TlbSpace *s, uint64_t vaddr)
 {
-    if (vaddr - s->super_span.lo <= s->super_span.hi - s->super_span.lo) {
+    if (in_super_span(s, vaddr)) {
         space_flush(s, sizing_now());
         return true;
     }
     for (unsigned idx = 0; idx < TLB_SPACE_VIEWS; idx++)
         view_flush_page(&s->view[idx], vaddr);
     return false;
-}
-
-/* Make s free: flushed when it is next taken (never the current one). */
-static void space_free(CPUState *cpu, TlbSpace *s)
-{
-    HartTlbs *ts = &hart_of(cpu)->tlbs;
-    s->in_use = false;
-    exec_space_mapping_changed(cpu, space_index(ts, s), true, 0);
 }
 
 void tlb_flush(CPUState *cpu, bool all, uint64_t vaddr)
@@ -347,12 +367,16 @@ void tlb_flush(CPUState *cpu, bool all, uint64_t vaddr)
         ts->cur->satp = cpu->priv.satp;
         ts->cur->in_use = true;
         exec_mapping_changed(cpu, true, 0);
+        exec_space_changed(cpu, space_index(ts, ts->cur), group_of(ts->cur->satp));
     } else {
+        /* A superpage covering vaddr drops its space's entries, and every
+         * jump cache (a shared set may hold other pages of it). */
+        bool whole = false;
         view_flush_page(&ts->m, vaddr);
-        exec_mapping_changed(cpu, false, vaddr);
         for (unsigned i = 0; i < TLB_SPACES; i++)
-            if (ts->space[i].in_use && space_flush_page(&ts->space[i], vaddr))
-                exec_space_mapping_changed(cpu, i, true, 0);
+            if (ts->space[i].in_use)
+                whole |= space_flush_page(&ts->space[i], vaddr);
+        exec_mapping_changed(cpu, whole, vaddr);
     }
     publish(cpu);
 }
@@ -383,12 +407,54 @@ static TlbSpace *space_to_take(HartTlbs *ts)
     return lru;
 }
 
+/* The page an entry maps (it is not empty). */
+static uint64_t entry_page(const TlbEntry *e)
+{
+    uint64_t tag = !(e->addr_read & TLB_INVALID) ? e->addr_read
+                 : !(e->addr_write & TLB_INVALID) ? e->addr_write : e->addr_code;
+    return tag & ~TLB_FLAGS;
+}
+
+/* Copy from's global entries into the free entries of to. A store tag
+ * learns of code watches here: one made since to's space was flushed may
+ * have marked from's entry after it was read (space_sync_watches covers
+ * the others). */
+static void view_copy_globals(SysTlb *to, const SysTlb *from)
+{
+    size_t entries = (size_t)1 << from->bits, mask = ((size_t)1 << to->bits) - 1;
+    for (size_t i = 0; i < entries; i++) {
+        const TlbEntry *e = &from->table[i];
+        if (!from->global[i] || entry_empty(e))
+            continue;
+        size_t j = (entry_page(e) >> 12) & mask;
+        if (!entry_empty(&to->table[j]))
+            continue;
+        to->table[j] = *e;
+        to->pa_page[j] = from->pa_page[i];
+        to->global[j] = 1;
+        if (!(e->addr_write & TLB_INVALID) && code_watched(from->pa_page[i]))
+            to->table[j].addr_write |= TLB_CODE;
+        to->used++;
+    }
+}
+
+/*
+ * Take s for satp. Global mappings are the same in every address space (of
+ * one MODE), so it starts with the current space's global entries: a new
+ * process's kernel accesses then hit at once instead of walking again.
+ * The superpages they may come from are the current space's.
+ */
 static void space_take(CPUState *cpu, TlbSpace *s, uint64_t satp)
 {
     HartTlbs *ts = &hart_of(cpu)->tlbs;
     space_flush(s, sizing_now());
     s->satp = satp;
     s->in_use = true;
+    if (group_of(satp) != EXEC_NO_GROUP && group_of(satp) == group_of(ts->cur->satp)) {
+        for (unsigned idx = 0; idx < TLB_SPACE_VIEWS; idx++)
+            view_copy_globals(&s->view[idx], &ts->cur->view[idx]);
+        s->super_span = ts->cur->super_span;
+    }
     exec_space_mapping_changed(cpu, space_index(ts, s), true, 0);
 }
 
@@ -415,7 +481,7 @@ static void space_enter(CPUState *cpu, TlbSpace *s)
     space_sync_watches(s);
     space_grow_full_views(ts, s);
     publish(cpu);
-    exec_space_changed(cpu, space_index(ts, s));
+    exec_space_changed(cpu, space_index(ts, s), group_of(s->satp));
 }
 
 void tlb_satp_changed(CPUState *cpu)
@@ -461,14 +527,27 @@ void tlb_sfence(CPUState *cpu, bool one_addr, uint64_t vaddr, bool one_asid, uin
             continue;
         if (one_addr) {
             exec_space_mapping_changed(cpu, i, space_flush_page(s, vaddr), vaddr);
-        } else if (s == ts->cur) {
-            space_flush(s, sizing_now());
-            exec_space_mapping_changed(cpu, i, true, 0);
-        } else {
-            space_free(cpu, s);
+            continue;
         }
+        for (unsigned idx = 0; idx < TLB_SPACE_VIEWS; idx++)
+            view_flush_local(&s->view[idx]);
+        exec_space_mapping_changed(cpu, i, true, 0);
     }
     publish(cpu);
+}
+
+bool tlb_code_global(const CPUState *cpu, uint64_t va)
+{
+    HartTlbs *ts = &hart_of((CPUState *)cpu)->tlbs;
+    const SysTlb *t = view_of(ts, tlb_index_of(cpu, MEM_FETCH));
+    uint64_t page = va & ~0xfffULL;
+    size_t i = (va >> 12) & ((1u << t->bits) - 1);
+    if (tag_maps(t->table[i].addr_code, page))
+        return t->global[i];
+    for (unsigned v = 0; v < TLB_VICTIMS; v++)
+        if (tag_maps(t->victim[v].addr_code, page))
+            return t->victim_global[v];
+    return false;
 }
 
 void tlb_init(CPUState *cpu)
@@ -551,10 +630,12 @@ static bool fill(CPUState *cpu, SysTlb *t, size_t i, uint64_t va, unsigned size,
             unsigned v = t->victim_next++ % TLB_VICTIMS;
             t->victim[v] = *e;
             t->victim_pa_page[v] = t->pa_page[i];
+            t->victim_global[v] = t->global[i];
         }
         e->addr_read = e->addr_write = e->addr_code = TLB_EMPTY;
     }
     t->pa_page[i] = pa_page;
+    t->global[i] = r.global;
     e->addend = host ? (uint64_t)(uintptr_t)host - page : 0;
     uint64_t tag = page | (host ? 0 : TLB_MMIO) | (page_wide ? 0 : TLB_PMP);
     t->fills++;
@@ -588,12 +669,15 @@ static bool victim_swap(SysTlb *t, size_t i, uint64_t page, enum mem_access acce
             continue;
         TlbEntry e = t->table[i];
         uint64_t pa = t->pa_page[i];
+        uint8_t global = t->global[i];
         if (entry_empty(&e))
             t->used++;                  /* the table holds one more */
         t->table[i] = t->victim[v];
         t->pa_page[i] = t->victim_pa_page[v];
+        t->global[i] = t->victim_global[v];
         t->victim[v] = e;
         t->victim_pa_page[v] = pa;
+        t->victim_global[v] = global;
         return true;
     }
     return false;

@@ -21,10 +21,12 @@
  * the privileged spec lets a hart keep every ASID's translations until an
  * sfence.vma drops them); one that names no kept space takes the least
  * recently used one, flushed. sfence.vma with an ASID flushes that ASID's
- * spaces (the page, or all of it); without one, every space. Other
- * changes (PMP, MXR, a reset) flush every space. The jump caches follow
- * (exec_space_changed: one set per space). `-tune no-asid-tlb` keeps one
- * space and flushes it at every satp write.
+ * spaces (the page; or all of it but its global entries, which such a
+ * fence need not order and Linux's kernel mappings are); without one,
+ * every space. Other changes (PMP, MXR, a reset) flush every space. The
+ * jump caches follow (exec_space_changed: one set per space, and sets of
+ * global code shared by the spaces of one satp.MODE). `-tune no-asid-tlb`
+ * keeps one space and flushes it at every satp write.
  *
  * Sizing (the seed's policy), per table of every space: every TLB starts
  * at 2^8 entries and is resized only when it is flushed whole: if the most
@@ -60,6 +62,7 @@
 typedef struct SysTlb {
     TlbEntry *table;                   /* NULL until the space is first used */
     uint64_t *pa_page;                 /* per entry: the physical page it maps */
+    uint8_t *global;                   /* per entry: a global mapping (PTE G) */
     unsigned bits;                     /* log2 of the entries in use */
     unsigned used;                     /* entries filled since the last full flush */
     unsigned window_max;               /* the most used in this sizing window */
@@ -67,6 +70,7 @@ typedef struct SysTlb {
     /* The victim TLB: entries the table evicted, searched before a walk. */
     TlbEntry victim[TLB_VICTIMS];
     uint64_t victim_pa_page[TLB_VICTIMS];
+    uint8_t victim_global[TLB_VICTIMS];
     unsigned victim_next;
     /* -d stats: slow-path lookups, their misses in the table, the misses
      * the victims served (the rest walked: fills), flushes, resizes. */
@@ -131,6 +135,10 @@ void tlb_satp_changed(CPUState *cpu);
 /* sfence.vma: with one_asid, only the spaces of that ASID (the page of
  * vaddr with one_addr, else all); without, every space. */
 void tlb_sfence(CPUState *cpu, bool one_addr, uint64_t vaddr, bool one_asid, uint64_t asid);
+
+/* Is the code at va in a global page (for cpu's fetches, as its TLB holds
+ * it now; false if it does not)? The core's GuestMemOps.code_global. */
+bool tlb_code_global(const CPUState *cpu, uint64_t va);
 
 /* The core's code watches on physical page numbers (GuestMemOps). */
 void tlb_code_watch(uint64_t page);

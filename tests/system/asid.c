@@ -4,8 +4,9 @@
 // by satp writes alone, each access seeing its own space's page; an ASID
 // reused with another root; PTE changes in one space made visible by
 // sfence.vma of that ASID (all of it, or one page) issued from the other;
-// global mappings (data and code) changed in both roots and fenced once
-// with rs2 = x0, which reaches every space; Bare in between.
+// global mappings (data and code; the image itself is global, as a
+// kernel's is) changed in both roots and fenced once with rs2 = x0, which
+// reaches every space; Bare in between.
 // system-variant: --tune no-asid-tlb
 #include "sys.h"
 
@@ -80,6 +81,9 @@ static uint64_t *build(int data, int code, int udata)
 {
     const uint64_t V = PTE_V | PTE_A | PTE_D, G = PTE_G;
     uint64_t *root = pt_identity(3);
+    /* The image (code, stacks, tables) global in both, as a kernel is: its
+     * code is shared by the spaces, next to each one's own. */
+    *pt_entry(root, 3, RAM_BASE, 2) |= G;
     remap(root, VA_DATA, data, V | PTE_R | PTE_W);
     remap(root, VA_CODE, code, V | PTE_R | PTE_X);
     remap(root, VA_GDATA, G_OLD, V | PTE_R | PTE_W | G);

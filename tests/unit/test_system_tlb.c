@@ -10,7 +10,9 @@
  * an ASID reused with another root misses; sfence.vma by ASID, by page and
  * ASID, and by page for every ASID; the least recently used space goes
  * first; a code watch reaches a space that was not current; a full space
- * grows when it is current again; and -tune no-asid-tlb.
+ * grows when it is current again; global entries (a new space starts with
+ * the current one's, a fence by ASID keeps them, code_global reports
+ * them); and -tune no-asid-tlb.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -132,6 +134,7 @@ static void code_watches(void)
 #define ASID(a)  ((uint64_t)(a) << 44)
 #define SV39     (8ULL << 60)
 #define PTE_LEAF 0xcfULL                /* V R W X A D */
+#define PTE_G    0x20ULL
 
 static unsigned pt_next;
 
@@ -144,8 +147,8 @@ static uint64_t pt_alloc(void)
     return pa;
 }
 
-/* Map va -> pa (4 KiB) under root, making the tables on the way. */
-static void map(uint64_t root, uint64_t va, uint64_t pa)
+/* Map va -> pa (4 KiB, leaf flags) under root, making the tables on the way. */
+static void map_with(uint64_t root, uint64_t va, uint64_t pa, uint64_t flags)
 {
     uint64_t table = root;
     for (int level = 2; level > 0; level--) {
@@ -154,8 +157,10 @@ static void map(uint64_t root, uint64_t va, uint64_t pa)
             *e = (pt_alloc() >> 12) << 10 | 1;
         table = (*e >> 10) << 12;
     }
-    *ram_u64(table + ((va >> 12) & 511) * 8) = (pa >> 12) << 10 | PTE_LEAF;
+    *ram_u64(table + ((va >> 12) & 511) * 8) = (pa >> 12) << 10 | flags;
 }
+
+static void map(uint64_t root, uint64_t va, uint64_t pa) { map_with(root, va, pa, PTE_LEAF); }
 
 /* A root mapping VA(k) to PAGE(first + k), k < n. */
 static uint64_t space_root(unsigned first, unsigned n)
@@ -342,6 +347,53 @@ static void asid_grow(uint64_t rb)
     CHECK_EQ(pa_of(VA(5)), PAGE(605));
 }
 
+/* Global entries: inherited by a new space, kept by a fence by ASID. */
+static void asid_globals(void)
+{
+    TlbHit hit;
+    MemFault f;
+    uint64_t r1 = pt_alloc(), r2 = pt_alloc();
+    for (int i = 0; i < 2; i++) {
+        uint64_t root = i ? r2 : r1;
+        map_with(root, VA(50), PAGE(700), PTE_LEAF | PTE_G);
+        map(root, VA(51), PAGE(701 + i));
+    }
+    set_satp(r1, 40);
+    CHECK_EQ(pa_of(VA(50)), PAGE(700));
+    CHECK_EQ(pa_of(VA(51)), PAGE(701));
+    CHECK(tlb_lookup(&h->cpu, VA(50), 2, MEM_FETCH, &hit, &f));
+    CHECK(tlb_lookup(&h->cpu, VA(51), 2, MEM_FETCH, &hit, &f));
+    CHECK(tlb_code_global(&h->cpu, VA(50)));
+    CHECK(!tlb_code_global(&h->cpu, VA(51)));
+    CHECK(!tlb_code_global(&h->cpu, VA(52)));           /* not in the TLB */
+
+    uint64_t walks = s_walks();
+    set_satp(r2, 41);                                  /* a new space */
+    CHECK_EQ(pa_of(VA(50)), PAGE(700));
+    CHECK_EQ(s_walks(), walks);                        /* inherited */
+    CHECK(tlb_code_global(&h->cpu, VA(50)));
+    CHECK_EQ(pa_of(VA(51)), PAGE(702));
+    CHECK_EQ(s_walks(), walks + 1);                    /* not global: walked */
+
+    CHECK_EQ(priv_sfence_vma(&h->cpu, 0, 41, false, true), PRIV_STOP);
+    walks = s_walks();
+    CHECK_EQ(pa_of(VA(50)), PAGE(700));
+    CHECK_EQ(s_walks(), walks);                        /* a fence by ASID keeps it */
+    CHECK_EQ(pa_of(VA(51)), PAGE(702));
+    CHECK_EQ(s_walks(), walks + 1);
+
+    /* Bare in between: nothing is inherited across a MODE change. */
+    uint64_t bare = 0;
+    CHECK(priv_debug_csr(&h->cpu, 0x180, true, &bare));
+    CHECK_EQ(pa_of(PAGE(5)), PAGE(5));
+    uint64_t r3 = pt_alloc();
+    map_with(r3, VA(50), PAGE(700), PTE_LEAF | PTE_G);
+    walks = s_walks();
+    set_satp(r3, 42);
+    CHECK_EQ(pa_of(VA(50)), PAGE(700));
+    CHECK_EQ(s_walks(), walks + 1);
+}
+
 /* -tune no-asid-tlb: every satp write flushes, one space. */
 static void no_asid_tlb(uint64_t ra, uint64_t rb)
 {
@@ -371,6 +423,7 @@ static void address_spaces(void)
     asid_lru();
     asid_code_watch(ra, rb);
     asid_grow(rb);
+    asid_globals();
     no_asid_tlb(ra, rb);
 }
 
