@@ -68,7 +68,9 @@ static size_t jc_bytes(void) { return ((size_t)1 << tune.jc_bits) * sizeof(JCEnt
  * blocks of (data pages: most; and the kernel's sets, for a user page)
  * costs one lookup: Linux fences one page after every page fault. A set
  * emptied while not in use is only marked stale, and emptied when it is
- * used again.
+ * used again; a set remembers where its first JC_LOG fills went, so
+ * emptying one that few blocks went into (a short process's) clears
+ * those entries instead of the whole table.
  */
 #define JC_SETS 24                      /* 8 spaces of 2 or 3 flag values each */
 
@@ -80,6 +82,7 @@ typedef struct JcPages {
 } JcPages;
 
 #define JC_PAGES_BITS_MIN 6
+#define JC_LOG 4096
 
 typedef struct JcSet {
     JCEntry *table;                     /* NULL until first used */
@@ -89,6 +92,8 @@ typedef struct JcSet {
     bool shared;                        /* global code only: the group's */
     bool stale;                         /* empty it before use */
     JcPages pages;
+    uint32_t *log;                      /* the indexes filled since it was emptied, */
+    unsigned logged;                    /* how many; JC_LOG + 1: too many to list */
     uint64_t last_used;
 } JcSet;
 
@@ -162,7 +167,14 @@ static void pages_clear(JcPages *p)
 
 static void set_empty(const CPUState *cpu, JcSet *s)
 {
-    jc_clear(s->table, jc_entries(cpu));
+    if (s->logged > JC_LOG) {
+        jc_clear(s->table, jc_entries(cpu));
+    } else {
+        for (unsigned k = 0; k < s->logged; k++)
+            s->table[s->log[k]] = (JCEntry){ 0, NULL };
+        s->table[0].pc = 1;
+    }
+    s->logged = 0;
     pages_clear(&s->pages);
     s->stale = false;
 }
@@ -185,6 +197,18 @@ static JCEntry *jc_alloc(void)
     }
     jc[0].pc = 1;
     return jc;
+}
+
+/* Give s its (empty) table and fill log. */
+static void set_alloc(JcSet *s)
+{
+    s->table = jc_alloc();
+    s->log = malloc(JC_LOG * sizeof *s->log);
+    if (!s->log) {
+        perror("xlat: jump cache");
+        exit(1);
+    }
+    s->logged = 0;
 }
 
 /* Can t serve cpu->tb_flags in the space now: its own, or its group's? */
@@ -215,7 +239,7 @@ static void jc_select(CPUState *cpu)
     if (!s) {
         s = victim;
         if (!s->table)
-            s->table = jc_alloc();
+            set_alloc(s);
         s->flags = cpu->tb_flags;
         s->space = ss->space;
         s->group = ss->group;
@@ -268,8 +292,13 @@ static void jc_fit(CPUState *cpu)
 static void jc_fill(CPUState *cpu, const TB *tb)
 {
     jc_fit(cpu);
-    JCEntry *j = &cpu->jc[jc_index(cpu, tb->pc)];
+    size_t i = jc_index(cpu, tb->pc);
+    JCEntry *j = &cpu->jc[i];
     JcSet *s = cpu->jc_sets->cur;
+    if (s->logged < JC_LOG)
+        s->log[s->logged++] = (uint32_t)i;
+    else
+        s->logged = JC_LOG + 1;
     if (s->shared && !(guest_mem.ops->code_global && guest_mem.ops->code_global(cpu, tb->pc))) {
         s->shared = false;              /* this space's alone from now on */
         s->space = cpu->jc_sets->space;
@@ -407,7 +436,8 @@ void exec_cpu_init(CPUState *cpu)
         exit(1);
     }
     JcSet *s = cpu->jc_sets->cur = &cpu->jc_sets->set[0];
-    s->table = cpu->jc = jc_alloc();
+    set_alloc(s);
+    cpu->jc = s->table;
     s->flags = cpu->jc_flags = cpu->tb_flags;
     cpu->jc_sets->group = EXEC_NO_GROUP;
     jc_set_entries(cpu, (size_t)1 << (tune.jc_bits < JC_BITS_START ? tune.jc_bits : JC_BITS_START));
@@ -439,6 +469,7 @@ void exec_cpu_exit(CPUState *cpu)
         if (cpu->jc_sets->set[k].table)
             munmap(cpu->jc_sets->set[k].table, jc_bytes());
         free(cpu->jc_sets->set[k].pages.slot);
+        free(cpu->jc_sets->set[k].log);
     }
     free(cpu->jc_sets);
     cpu->jc_sets = NULL;

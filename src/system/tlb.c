@@ -366,16 +366,22 @@ void tlb_flush(CPUState *cpu, bool all, uint64_t vaddr)
             ts->space[i].in_use = false;
         ts->cur->satp = cpu->priv.satp;
         ts->cur->in_use = true;
+        ts->cur->fences_seen = ts->fences;
         exec_mapping_changed(cpu, true, 0);
         exec_space_changed(cpu, space_index(ts, ts->cur), group_of(ts->cur->satp));
     } else {
-        /* A superpage covering vaddr drops its space's entries, and every
-         * jump cache (a shared set may hold other pages of it). */
+        /* The other spaces take the page when they are current again
+         * (space_catch_up). A superpage covering vaddr drops its space's
+         * entries, and every jump cache (a shared set may hold other pages
+         * of it). */
         bool whole = false;
         view_flush_page(&ts->m, vaddr);
+        ts->fence_log[ts->fences++ % TLB_FENCE_LOG] = vaddr;
         for (unsigned i = 0; i < TLB_SPACES; i++)
-            if (ts->space[i].in_use)
-                whole |= space_flush_page(&ts->space[i], vaddr);
+            if (ts->space[i].in_use && &ts->space[i] != ts->cur)
+                whole |= in_super_span(&ts->space[i], vaddr);
+        whole |= space_flush_page(ts->cur, vaddr);
+        ts->cur->fences_seen = ts->fences;
         exec_mapping_changed(cpu, whole, vaddr);
     }
     publish(cpu);
@@ -450,6 +456,7 @@ static void space_take(CPUState *cpu, TlbSpace *s, uint64_t satp)
     space_flush(s, sizing_now());
     s->satp = satp;
     s->in_use = true;
+    s->fences_seen = ts->fences;
     if (group_of(satp) != EXEC_NO_GROUP && group_of(satp) == group_of(ts->cur->satp)) {
         for (unsigned idx = 0; idx < TLB_SPACE_VIEWS; idx++)
             view_copy_globals(&s->view[idx], &ts->cur->view[idx]);
@@ -473,9 +480,21 @@ static void space_grow_full_views(HartTlbs *ts, TlbSpace *s)
     }
 }
 
+/* Apply the page fences s missed while it was not current. */
+static void space_catch_up(HartTlbs *ts, TlbSpace *s)
+{
+    if (ts->fences - s->fences_seen > TLB_FENCE_LOG)
+        space_flush(s, sizing_now());
+    else
+        for (uint64_t k = s->fences_seen; k < ts->fences; k++)
+            space_flush_page(s, ts->fence_log[k % TLB_FENCE_LOG]);
+    s->fences_seen = ts->fences;
+}
+
 static void space_enter(CPUState *cpu, TlbSpace *s)
 {
     HartTlbs *ts = &hart_of(cpu)->tlbs;
+    space_catch_up(ts, s);
     __atomic_store_n(&ts->cur, s, __ATOMIC_SEQ_CST);
     s->last_used = ++ts->clock;
     space_sync_watches(s);

@@ -88,16 +88,22 @@ typedef struct TlbSpace {
     bool in_use;                       /* else free: flushed before it is used again */
     uint64_t last_used;                /* HartTlbs.clock when it last became current */
     unsigned watch_gen;                /* the code watches its entries know of (tlb.c) */
+    uint64_t fences_seen;              /* HartTlbs.fences applied to it */
     struct { uint64_t lo, hi; } super_span;  /* the superpages its entries cover */
     SysTlb view[TLB_SPACE_VIEWS];
 } TlbSpace;
 
 /* A hart's TLBs. */
+#define TLB_FENCE_LOG 1024
 typedef struct HartTlbs {
     TlbSpace *cur;                     /* the space of satp (other harts read it) */
     TlbSpace space[TLB_SPACES];
     SysTlb m;                          /* M-mode's view: physical addresses */
     uint64_t clock;                    /* counts switches, for the LRU choice */
+    /* Pages fenced in every space (rs2 = x0): the other spaces apply them
+     * when they are current again (all of it if they missed too many). */
+    uint64_t fence_log[TLB_FENCE_LOG];
+    uint64_t fences;
     /* -d stats: satp writes that kept the space, found a kept one, took a
      * new (flushed) one, flushed everything (-tune no-asid-tlb); spaces
      * flushed to grow; sfence.vma by kind. */

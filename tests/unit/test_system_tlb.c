@@ -8,7 +8,8 @@
  * Sv39 tables built here, the address spaces: satp switches between two
  * ASIDs never return the other's translation and keep each one's entries;
  * an ASID reused with another root misses; sfence.vma by ASID, by page and
- * ASID, and by page for every ASID; the least recently used space goes
+ * ASID, and by page for every ASID (the spaces not current take it when
+ * they are, or a flush if they missed too many); the least recently used space goes
  * first; a code watch reaches a space that was not current; a full space
  * grows when it is current again; global entries (a new space starts with
  * the current one's, a fence by ASID keeps them, code_global reports
@@ -281,6 +282,16 @@ static void asid_fences(uint64_t ra, uint64_t rb)
     walks = s_walks();
     CHECK_EQ(pa_of(VA(0)), PAGE(200));                 /* B's other page stayed */
     CHECK_EQ(s_walks(), walks);
+
+    /* More page fences than B can catch up on while A is current: B is
+     * flushed whole when it is current again. */
+    set_satp(ra, 1);
+    for (unsigned k = 0; k <= TLB_FENCE_LOG; k++)
+        CHECK_EQ(priv_sfence_vma(&h->cpu, VA(1000 + k), 0, true, false), PRIV_STOP);
+    set_satp(rb, 2);
+    walks = s_walks();
+    CHECK_EQ(pa_of(VA(0)), PAGE(200));
+    CHECK_EQ(s_walks(), walks + 1);
 
     /* sfence.vma x0, x0: every space (the others are given up). */
     CHECK_EQ(priv_sfence_vma(&h->cpu, 0, 0, false, false), PRIV_STOP);
