@@ -4,8 +4,9 @@
  * Each TLB's tables are mapped once at the largest size (2^22 entries,
  * without reserving memory) and used up to the current size, so a resize
  * only changes the mask translated code reads from CPUState: no
- * retranslation, no copy (a resize happens at a full flush, when every
- * entry is empty anyway).
+ * retranslation, no copy (a resize at a full flush finds every entry
+ * empty; one that doubles a full table moves the entries whose new index
+ * is in the upper half).
  *
  * The tables of a space (TlbSpace) are mapped when it is first used.
  * Another hart's code watch marks the entries of this hart's current space
@@ -465,21 +466,6 @@ static void space_take(CPUState *cpu, TlbSpace *s, uint64_t satp)
     exec_space_mapping_changed(cpu, space_index(ts, s), true, 0);
 }
 
-/* A view past 70 % full would double at its next full flush, which a
- * process's space may not see for long: flush it now, to grow. */
-static void space_grow_full_views(HartTlbs *ts, TlbSpace *s)
-{
-    if (!tune.tlb_resize || tune.tlb_bits)
-        return;
-    for (unsigned idx = 0; idx < TLB_SPACE_VIEWS; idx++) {
-        SysTlb *t = &s->view[idx];
-        if (t->bits < TLB_BITS_MAX && t->used * 10ULL > (1ULL << t->bits) * 7ULL) {
-            view_flush(t, now_ns());
-            ts->grow_flushes++;
-        }
-    }
-}
-
 /* Apply the page fences s missed while it was not current. */
 static void space_catch_up(HartTlbs *ts, TlbSpace *s)
 {
@@ -498,7 +484,6 @@ static void space_enter(CPUState *cpu, TlbSpace *s)
     __atomic_store_n(&ts->cur, s, __ATOMIC_SEQ_CST);
     s->last_used = ++ts->clock;
     space_sync_watches(s);
-    space_grow_full_views(ts, s);
     publish(cpu);
     exec_space_changed(cpu, space_index(ts, s), group_of(s->satp));
 }
@@ -679,6 +664,41 @@ static bool fill(CPUState *cpu, SysTlb *t, size_t i, uint64_t va, unsigned size,
     return true;
 }
 
+/* Is t past 70 % full (and may it grow)? */
+static bool view_full(const SysTlb *t)
+{
+    return tune.tlb_resize && !tune.tlb_bits && t->bits < TLB_BITS_MAX &&
+           t->used * 10ULL > (1ULL << t->bits) * 7ULL;
+}
+
+/*
+ * Double t in place: an entry whose page has the new index bit set moves
+ * to the upper half. Another hart's code watch may scan t meanwhile: the
+ * new size is stored first, and each moved entry is checked against the
+ * watches after it is written, so either the watcher's scan or this check
+ * sees it (the same argument as space_sync_watches').
+ */
+static void view_grow(SysTlb *t)
+{
+    size_t n = (size_t)1 << t->bits;
+    memset(&t->table[n], 0xff, n * sizeof *t->table);   /* may be a shrink's zeros */
+    __atomic_store_n(&t->bits, t->bits + 1, __ATOMIC_SEQ_CST);
+    for (size_t i = 0; i < n; i++) {
+        TlbEntry *e = &t->table[i];
+        if (entry_empty(e) || !((entry_page(e) >> 12) & n))
+            continue;
+        t->pa_page[i + n] = t->pa_page[i];
+        t->global[i + n] = t->global[i];
+        t->table[i + n] = *e;
+        memset(e, 0xff, sizeof *e);
+        if (!(t->table[i + n].addr_write & TLB_INVALID) && code_watched(t->pa_page[i + n]))
+            __atomic_fetch_or(&t->table[i + n].addr_write, TLB_CODE, __ATOMIC_SEQ_CST);
+    }
+    t->resizes++;
+    t->window_start = now_ns();         /* a resize starts a sizing window */
+    t->window_max = 0;
+}
+
 /* A miss at entry i: is the page's translation for access among the
  * victims? Then it and entry i trade places. */
 static bool victim_swap(SysTlb *t, size_t i, uint64_t page, enum mem_access access)
@@ -713,6 +733,13 @@ bool tlb_lookup(CPUState *cpu, uint64_t va, unsigned size, enum mem_access acces
     t->lookups++;
     if (!tag_maps(tag, va & ~0xfffULL)) {
         t->misses++;
+        if (view_full(t)) {
+            view_grow(t);
+            publish(cpu);
+            i = (va >> 12) & ((1u << t->bits) - 1);
+            e = &t->table[i];
+            tagp = tag_of(e, access);
+        }
         if (victim_swap(t, i, va & ~0xfffULL, access))
             t->victim_hits++;
         else if (!fill(cpu, t, i, va, size, access, fault))
@@ -761,11 +788,10 @@ static void print_spaces(FILE *f, unsigned n, const HartTlbs *ts)
     for (unsigned i = 0; i < TLB_SPACES; i++)
         kept += ts->space[i].in_use;
     fprintf(f, "tlb: hart %u satp writes: %llu to a kept space, %llu to a new (flushed) one, "
-               "%llu to the same, %llu flushed all (no-asid-tlb); %u of %u spaces kept now, "
-               "%llu tables flushed to grow\n",
+               "%llu to the same, %llu flushed all (no-asid-tlb); %u of %u spaces kept now\n",
             n, (unsigned long long)ts->satp_kept, (unsigned long long)ts->satp_new,
             (unsigned long long)ts->satp_same, (unsigned long long)ts->satp_flushed, kept,
-            TLB_SPACES, (unsigned long long)ts->grow_flushes);
+            TLB_SPACES);
     fprintf(f, "tlb: hart %u sfence.vma: %llu all, %llu one page, %llu one ASID, "
                "%llu one page of one ASID\n",
             n, (unsigned long long)ts->sfence_all, (unsigned long long)ts->sfence_page,

@@ -29,13 +29,14 @@
  * keeps one space and flushes it at every satp write.
  *
  * Sizing (the seed's policy), per table of every space: every TLB starts
- * at 2^8 entries and is resized only when it is flushed whole: if the most
- * entries used in the current window (about 100 ms) exceeded 70 % of its
- * size it doubles (up to 2^22); if it stayed under 30 % when the window
- * ends, it shrinks to the next power of two of that most (down to 2^6).
- * A space that becomes current again with a table past 70 % full is
- * flushed to grow (a process's space may otherwise never be flushed).
- * --tune tlb-bits=N fixes the size, --tune no-tlb-resize keeps 2^8.
+ * at 2^8 entries; when it is flushed whole, if the most entries used in
+ * the current window (about 100 ms) exceeded 70 % of its size it doubles
+ * (up to 2^22); if it stayed under 30 % when the window ends, it shrinks
+ * to the next power of two of that most (down to 2^6). A table that fills
+ * past 70 % doubles at once, in place (its entries move to their new
+ * index): with a space per address space, a process's or the kernel's
+ * tables may not be flushed whole for long. --tune tlb-bits=N fixes the
+ * size, --tune no-tlb-resize keeps 2^8.
  *
  * Code. A physical page holding translated code is watched (the core's
  * code_watch): its write tags carry TLB_CODE, so stores to it take the slow
@@ -105,9 +106,9 @@ typedef struct HartTlbs {
     uint64_t fence_log[TLB_FENCE_LOG];
     uint64_t fences;
     /* -d stats: satp writes that kept the space, found a kept one, took a
-     * new (flushed) one, flushed everything (-tune no-asid-tlb); spaces
-     * flushed to grow; sfence.vma by kind. */
-    uint64_t satp_same, satp_kept, satp_new, satp_flushed, grow_flushes;
+     * new (flushed) one, flushed everything (-tune no-asid-tlb);
+     * sfence.vma by kind. */
+    uint64_t satp_same, satp_kept, satp_new, satp_flushed;
     uint64_t sfence_all, sfence_page, sfence_asid, sfence_page_asid;
 } HartTlbs;
 

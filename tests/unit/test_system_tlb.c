@@ -1,9 +1,10 @@
 /*
  * Unit test of system mode's softmmu TLBs (src/system/tlb.c) on one hart in
- * M-mode (physical addresses): the seed's sizing policy (double above 70 %
- * of the window's most-used entries at a full flush; shrink to fit below
- * 30 % only once the 100 ms window is over; floor 2^6; the mask translated
- * code reads follows), --tune tlb-bits and no-tlb-resize, the victim TLB,
+ * M-mode (physical addresses): the seed's sizing policy (double as soon as
+ * 70 % of the entries are used, in place; shrink to fit below 30 % of the
+ * window's most-used entries at a full flush, only once the 100 ms window
+ * is over; floor 2^6; the mask translated code reads follows), --tune
+ * tlb-bits and no-tlb-resize, the victim TLB,
  * a one-page flush, and code watches on write tags. Then in S-mode over
  * Sv39 tables built here, the address spaces: satp switches between two
  * ASIDs never return the other's translation and keep each one's entries;
@@ -11,7 +12,7 @@
  * ASID, and by page for every ASID (the spaces not current take it when
  * they are, or a flush if they missed too many); the least recently used space goes
  * first; a code watch reaches a space that was not current; a full space
- * grows when it is current again; global entries (a new space starts with
+ * grows in place; global entries (a new space starts with
  * the current one's, a fence by ASID keeps them, code_global reports
  * them); and -tune no-asid-tlb.
  */
@@ -66,12 +67,20 @@ static void sizing(void)
     CHECK_EQ(mtlb()->bits, 8);
     CHECK_EQ(h->cpu.tlb[TLB_IDX_M].mask, 255ULL << TLB_ENTRY_BITS);
     CHECK_EQ(bits_after(170), 8);              /* 66 %: stays */
-    CHECK_EQ(bits_after(200), 9);              /* 78 %: doubles */
+    touch(200);                                /* 78 %: doubles at once, */
+    CHECK_EQ(mtlb()->bits, 9);
     CHECK_EQ(h->cpu.tlb[TLB_IDX_M].mask, 511ULL << TLB_ENTRY_BITS);
-    CHECK_EQ(bits_after(400), 10);
+    uint64_t walks = mtlb()->fills;
+    touch(200);                                /* keeping its entries */
+    CHECK_EQ(mtlb()->fills, walks);
+    tlb_flush(&h->cpu, true, 0);
+    CHECK_EQ(mtlb()->bits, 9);
+    CHECK_EQ(bits_after(400), 10);             /* 400 fills: doubles at the 359th */
     CHECK_EQ(bits_after(10), 10);              /* under 30 %, but the window goes on */
     sleep_ms(120);
-    CHECK_EQ(bits_after(10), 6);               /* window over: fit 10, floor 2^6 */
+    CHECK_EQ(bits_after(10), 10);              /* window over: 400 since the resize (39 %) */
+    sleep_ms(120);
+    CHECK_EQ(bits_after(10), 6);               /* and the next: fit 10, floor 2^6 */
     CHECK_EQ(h->cpu.tlb[TLB_IDX_M].mask, 63ULL << TLB_ENTRY_BITS);
     CHECK_EQ(mtlb()->resizes, 3);
 
@@ -339,23 +348,26 @@ static void asid_code_watch(uint64_t ra, uint64_t rb)
     CHECK(tlb_code_unwatch(PAGE(112) >> 12, false));
 }
 
-/* A space past 70 % full doubles when it becomes current again. */
+/* A space's table past 70 % full doubles in place, entries kept, and
+ * keeps its size when it is current again. */
 static void asid_grow(uint64_t rb)
 {
     uint64_t rg = space_root(600, 200);               /* 200 of 256 entries */
     set_satp(rg, 30);
     TlbSpace *g = h->tlbs.cur;
-    CHECK_EQ(g->view[TLB_IDX_S].bits, 8);
+    unsigned bits = g->view[TLB_IDX_S].bits;
+    CHECK_EQ(bits, 8);                                 /* a space never used before */
     for (unsigned k = 0; k < 200; k++)
         CHECK_EQ(pa_of(VA(k)), PAGE(600 + k));
+    CHECK_EQ(g->view[TLB_IDX_S].bits, bits + 1);
     set_satp(rb, 2);
-    uint64_t grown = h->tlbs.grow_flushes;
     set_satp(rg, 30);
     CHECK(h->tlbs.cur == g);
-    CHECK_EQ(h->tlbs.grow_flushes, grown + 1);
-    CHECK_EQ(g->view[TLB_IDX_S].bits, 9);
-    CHECK_EQ(h->cpu.tlb[TLB_IDX_S].mask, 511ULL << TLB_ENTRY_BITS);
-    CHECK_EQ(pa_of(VA(5)), PAGE(605));
+    CHECK_EQ(h->cpu.tlb[TLB_IDX_S].mask, ((2ULL << bits) - 1) << TLB_ENTRY_BITS);
+    uint64_t walks = s_walks();
+    for (unsigned k = 0; k < 200; k++)
+        CHECK_EQ(pa_of(VA(k)), PAGE(600 + k));
+    CHECK_EQ(s_walks(), walks);
 }
 
 /* Global entries: inherited by a new space, kept by a fence by ASID. */
