@@ -99,7 +99,7 @@ typedef struct JcSet {
 
 struct JcSets {
     JcSet set[JC_SETS];
-    JcSet *cur;
+    JcSet *cur, *prev;
     uint64_t clock;
     unsigned space, group;              /* the vCPU's address space now */
 };
@@ -219,36 +219,50 @@ static bool set_serves(const struct JcSets *ss, const JcSet *t, uint32_t flags, 
     return shared ? t->group == ss->group : t->space == ss->space;
 }
 
-/* Make the set of cpu->tb_flags and the space current (tb_lock held): the
- * space's own, else its group's shared one, else a new one. */
-static void jc_select(CPUState *cpu)
+/*
+ * The set for cpu->tb_flags in the space now: the one current before this
+ * one (a trap and its return go back and forth between two), else the
+ * space's own, its group's shared one, or a new one (tb_lock held).
+ */
+static JcSet *jc_find(CPUState *cpu)
 {
     struct JcSets *ss = cpu->jc_sets;
+    bool grouped = ss->group != EXEC_NO_GROUP;
     JcSet *s = NULL, *shared = NULL, *victim = &ss->set[0];
+    if (ss->prev && (set_serves(ss, ss->prev, cpu->tb_flags, false) ||
+                     (grouped && set_serves(ss, ss->prev, cpu->tb_flags, true))))
+        return ss->prev;
     for (unsigned i = 0; i < JC_SETS && !s; i++) {
         JcSet *t = &ss->set[i];
         if (set_serves(ss, t, cpu->tb_flags, false))
             s = t;
-        else if (ss->group != EXEC_NO_GROUP && set_serves(ss, t, cpu->tb_flags, true))
+        else if (grouped && set_serves(ss, t, cpu->tb_flags, true))
             shared = t;
         else if (!t->table || (victim->table && t->last_used < victim->last_used))
             victim = t;
     }
-    if (!s)
-        s = shared;
-    if (!s) {
-        s = victim;
-        if (!s->table)
-            set_alloc(s);
-        s->flags = cpu->tb_flags;
-        s->space = ss->space;
-        s->group = ss->group;
-        s->shared = ss->group != EXEC_NO_GROUP;
-        s->stale = true;
-    }
+    if (s || shared)
+        return s ? s : shared;
+    if (!victim->table)
+        set_alloc(victim);
+    victim->flags = cpu->tb_flags;
+    victim->space = ss->space;
+    victim->group = ss->group;
+    victim->shared = grouped;
+    victim->stale = true;
+    return victim;
+}
+
+/* Make the set of cpu->tb_flags and the space current (tb_lock held). */
+static void jc_select(CPUState *cpu)
+{
+    struct JcSets *ss = cpu->jc_sets;
+    JcSet *s = jc_find(cpu);
     if (s->stale)
         set_empty(cpu, s);
     s->last_used = ++ss->clock;
+    if (s != ss->cur)
+        ss->prev = ss->cur;
     ss->cur = s;
     cpu->jc = s->table;
     cpu->jc_flags = s->flags;
