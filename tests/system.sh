@@ -11,6 +11,8 @@
 #   system-mode: s        start in S-mode under the SBI (-bios default; built
 #                         with -DSMODE, linked at 0x80200000); else -bios none
 #   system-args: ARGS     more xlat-system options (e.g. -smp 2)
+#   system-variant: ARGS  one more run with these options, after the usual
+#                         three (repeatable; not under $SYSTEM_EMU)
 #   system-stdin: TEXT    piped into stdin (the UART's input); else /dev/null
 #   system-expect: TEXT   must appear in the output (repeatable)
 #   system-disk: TEXT     a disk: BUILD/.../NAME.disk (64 KiB, sector 0 starting
@@ -139,7 +141,9 @@ for src in "$SRC"/*.c; do
         continue
     fi
     read -r -a argv <<<"$args"
-    for variant in "${VARIANTS[@]}"; do
+    own=()
+    [[ -z ${SYSTEM_EMU:-} ]] && mapfile -t own < <(directive system-variant "$src")
+    for variant in "${VARIANTS[@]}" "${own[@]}"; do
         run_variant "$variant" || fail=1
     done
 done

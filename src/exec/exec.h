@@ -85,6 +85,23 @@ bool exec_unwatch_all(void);
  */
 void exec_mapping_changed(CPUState *cpu, bool all, uint64_t vaddr);
 
+/*
+ * Address spaces (system mode: one per TLB slot, the mode's numbers, 0 at
+ * first): a jump cache maps virtual pcs of one address space, so cpu has
+ * sets per (tb_flags, space). Code in pages the mode calls global
+ * (GuestMemOps.code_global) is the same in every space of one group
+ * (system mode: satp.MODE), so a set that holds only such code serves the
+ * whole group. exec_space_changed: space (of group, or EXEC_NO_GROUP) is
+ * cpu's now (its sets become current; translated code may go on through
+ * them, as after exec_flags_changed). exec_space_mapping_changed: the
+ * non-global translations of space changed (all, or the page of vaddr),
+ * whether or not it is cpu's now; exec_mapping_changed covers every space
+ * and global code. On cpu's own thread.
+ */
+#define EXEC_NO_GROUP (~0u)
+void exec_space_changed(CPUState *cpu, unsigned space, unsigned group);
+void exec_space_mapping_changed(CPUState *cpu, unsigned space, bool all, uint64_t vaddr);
+
 /* cpu->tb_flags changed (system mode: the privilege, SUM, FS): the jump
  * cache of the new flags becomes cpu's, on cpu's thread (translated code
  * may go on through it: priv.h's entries). */

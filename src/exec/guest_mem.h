@@ -76,6 +76,9 @@ typedef struct GuestMemOps {
      * so); the bytes up to the end of its page follow it. NULL: the
      * window's base + phys. */
     const void *(*code_host)(uint64_t phys);
+    /* Is the code at virtual addr mapped alike in every address space of
+     * cpu's group (exec_space_changed; a global page)? NULL: never. */
+    bool (*code_global)(const struct CPUState *cpu, uint64_t addr);
     /* Copy guest bytes for the logs (-d in_asm): 0, or negative if unreadable. */
     int (*read)(void *dst, uint64_t addr, size_t len);
     /* Held around a translation (code_ok and the reads of the code stay

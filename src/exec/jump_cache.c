@@ -55,56 +55,127 @@ static size_t jc_bytes(void) { return ((size_t)1 << tune.jc_bits) * sizeof(JCEnt
 
 /*
  * A vCPU has a jump cache per tb_flags value (system mode: one for U-mode
- * code, one for the kernel's, ...), up to JC_SETS, so that a change of
- * privilege, which translated code's probe cannot see (it compares only
- * the pc), switches caches instead of emptying one. Each set keeps a
- * filter of the virtual pages whose blocks it may hold (a bit per hash of
- * the page; set by every fill, reset when the set is emptied), so that a
- * mapping change of a page no set has blocks of (data pages: most) costs
- * nothing; a set emptied while not in use is only marked stale, and
- * emptied when it is used again.
+ * code, one for the kernel's, ...) and address space (system mode's TLB
+ * slots: exec_space_changed), up to JC_SETS, so that a change of privilege
+ * or of address space, which translated code's probe cannot see (it
+ * compares only the pc), switches caches instead of emptying one: a set
+ * never maps a pc to a block of another address space. A new set of a
+ * space in a group is shared by the group's spaces until it is given a
+ * block of a page that is not global (the kernel's sets never are): then
+ * it is its space's alone. Each set keeps the
+ * set of virtual pages whose blocks it may hold (added by every fill,
+ * emptied with the set), so that a mapping change of a page a set has no
+ * blocks of (data pages: most; and the kernel's sets, for a user page)
+ * costs one lookup: Linux fences one page after every page fault. A set
+ * emptied while not in use is only marked stale, and emptied when it is
+ * used again; a set remembers where its first JC_LOG fills went, so
+ * emptying one that few blocks went into (a short process's) clears
+ * those entries instead of the whole table.
  */
-#define JC_SETS 4
+#define JC_SETS 24                      /* 8 spaces of 2 or 3 flag values each */
 
-/*
- * The entries a set filled since it was last emptied, while they are few:
- * system mode empties a set at every address-space switch, and a process
- * that ran for a time slice filled a few hundred entries of a table of
- * 2^16 (1 MiB), which emptying them one by one spares the memset of.
- */
-#define JC_FILL_LOG 512
+/* Page numbers + 1 (0: a free slot), open addressed, at most half full. */
+typedef struct JcPages {
+    uint64_t *slot;                     /* NULL until the first fill */
+    unsigned bits;                      /* 1 << bits slots */
+    unsigned count;
+} JcPages;
+
+#define JC_PAGES_BITS_MIN 6
+#define JC_LOG 4096
 
 typedef struct JcSet {
     JCEntry *table;                     /* NULL until first used */
     uint32_t flags;
+    unsigned space;                     /* whose it is, unless shared */
+    unsigned group;
+    bool shared;                        /* global code only: the group's */
     bool stale;                         /* empty it before use */
-    uint64_t pages[4];
+    JcPages pages;
+    uint32_t *log;                      /* the indexes filled since it was emptied, */
+    unsigned logged;                    /* how many; JC_LOG + 1: too many to list */
     uint64_t last_used;
-    uint32_t nfilled;                   /* > JC_FILL_LOG: too many to list */
-    uint32_t filled[JC_FILL_LOG];       /* their indexes */
 } JcSet;
 
 struct JcSets {
     JcSet set[JC_SETS];
-    JcSet *cur;
+    JcSet *cur, *prev;
     uint64_t clock;
+    unsigned space, group;              /* the vCPU's address space now */
 };
 
-static inline unsigned jc_page_bit(uint64_t pc)
+static size_t pages_home(uint64_t page, unsigned bits)
 {
-    return (uint32_t)((pc >> TARGET_PAGE_BITS) * 0x9e3779b1u) >> 24;
+    return (size_t)((page * 0x9e3779b97f4a7c15ULL) >> (64 - bits));
+}
+
+static bool pages_has(const JcPages *p, uint64_t page)
+{
+    if (!p->slot)
+        return false;
+    size_t mask = ((size_t)1 << p->bits) - 1;
+    for (size_t i = pages_home(page, p->bits);; i = (i + 1) & mask) {
+        if (p->slot[i] == page + 1)
+            return true;
+        if (p->slot[i] == 0)
+            return false;
+    }
+}
+
+/* Add page, known absent, with room for it. */
+static void pages_insert(JcPages *p, uint64_t page)
+{
+    size_t mask = ((size_t)1 << p->bits) - 1, i = pages_home(page, p->bits);
+    while (p->slot[i])
+        i = (i + 1) & mask;
+    p->slot[i] = page + 1;
+    p->count++;
+}
+
+static void pages_grow(JcPages *p)
+{
+    uint64_t *old = p->slot;
+    size_t had = old ? (size_t)1 << p->bits : 0;
+    p->bits = old ? p->bits + 1 : JC_PAGES_BITS_MIN;
+    p->slot = calloc((size_t)1 << p->bits, sizeof *p->slot);
+    if (!p->slot) {
+        perror("xlat: jump cache");
+        exit(1);
+    }
+    p->count = 0;
+    for (size_t i = 0; i < had; i++)
+        if (old[i])
+            pages_insert(p, old[i] - 1);
+    free(old);
+}
+
+static void pages_add(JcPages *p, uint64_t page)
+{
+    if (pages_has(p, page))
+        return;
+    if (!p->slot || (p->count + 1) * 2 > 1u << p->bits)
+        pages_grow(p);
+    pages_insert(p, page);
+}
+
+static void pages_clear(JcPages *p)
+{
+    if (p->count)
+        memset(p->slot, 0, sizeof *p->slot << p->bits);
+    p->count = 0;
 }
 
 static void set_empty(const CPUState *cpu, JcSet *s)
 {
-    if (s->nfilled <= JC_FILL_LOG) {
-        for (uint32_t i = 0; i < s->nfilled; i++)
-            s->table[s->filled[i]] = (JCEntry){ .pc = s->filled[i] == 0 };
-    } else {
+    if (s->logged > JC_LOG) {
         jc_clear(s->table, jc_entries(cpu));
+    } else {
+        for (unsigned k = 0; k < s->logged; k++)
+            s->table[s->log[k]] = (JCEntry){ 0, NULL };
+        s->table[0].pc = 1;
     }
-    s->nfilled = 0;
-    memset(s->pages, 0, sizeof s->pages);
+    s->logged = 0;
+    pages_clear(&s->pages);
     s->stale = false;
 }
 
@@ -128,28 +199,70 @@ static JCEntry *jc_alloc(void)
     return jc;
 }
 
-/* Make the set of cpu->tb_flags current (tb_lock held). */
-static void jc_select(CPUState *cpu)
+/* Give s its (empty) table and fill log. */
+static void set_alloc(JcSet *s)
+{
+    s->table = jc_alloc();
+    s->log = malloc(JC_LOG * sizeof *s->log);
+    if (!s->log) {
+        perror("xlat: jump cache");
+        exit(1);
+    }
+    s->logged = 0;
+}
+
+/* Can t serve cpu->tb_flags in the space now: its own, or its group's? */
+static bool set_serves(const struct JcSets *ss, const JcSet *t, uint32_t flags, bool shared)
+{
+    if (!t->table || t->flags != flags || t->shared != shared)
+        return false;
+    return shared ? t->group == ss->group : t->space == ss->space;
+}
+
+/*
+ * The set for cpu->tb_flags in the space now: the one current before this
+ * one (a trap and its return go back and forth between two), else the
+ * space's own, its group's shared one, or a new one (tb_lock held).
+ */
+static JcSet *jc_find(CPUState *cpu)
 {
     struct JcSets *ss = cpu->jc_sets;
-    JcSet *s = NULL, *victim = &ss->set[0];
+    bool grouped = ss->group != EXEC_NO_GROUP;
+    JcSet *s = NULL, *shared = NULL, *victim = &ss->set[0];
+    if (ss->prev && (set_serves(ss, ss->prev, cpu->tb_flags, false) ||
+                     (grouped && set_serves(ss, ss->prev, cpu->tb_flags, true))))
+        return ss->prev;
     for (unsigned i = 0; i < JC_SETS && !s; i++) {
         JcSet *t = &ss->set[i];
-        if (t->table && t->flags == cpu->tb_flags)
+        if (set_serves(ss, t, cpu->tb_flags, false))
             s = t;
+        else if (grouped && set_serves(ss, t, cpu->tb_flags, true))
+            shared = t;
         else if (!t->table || (victim->table && t->last_used < victim->last_used))
             victim = t;
     }
-    if (!s) {
-        s = victim;
-        if (!s->table)
-            s->table = jc_alloc();
-        s->flags = cpu->tb_flags;
-        s->stale = true;
-    }
+    if (s || shared)
+        return s ? s : shared;
+    if (!victim->table)
+        set_alloc(victim);
+    victim->flags = cpu->tb_flags;
+    victim->space = ss->space;
+    victim->group = ss->group;
+    victim->shared = grouped;
+    victim->stale = true;
+    return victim;
+}
+
+/* Make the set of cpu->tb_flags and the space current (tb_lock held). */
+static void jc_select(CPUState *cpu)
+{
+    struct JcSets *ss = cpu->jc_sets;
+    JcSet *s = jc_find(cpu);
     if (s->stale)
         set_empty(cpu, s);
     s->last_used = ++ss->clock;
+    if (s != ss->cur)
+        ss->prev = ss->cur;
     ss->cur = s;
     cpu->jc = s->table;
     cpu->jc_flags = s->flags;
@@ -186,8 +299,6 @@ static void jc_fit(CPUState *cpu)
     if (n == full || ntbs <= n / 2)
         return;
     jc_empty_all(cpu);
-    for (unsigned i = 0; i < JC_SETS; i++)      /* logged at the old size */
-        cpu->jc_sets->set[i].nfilled = JC_FILL_LOG + 1;
     jc_set_entries(cpu, n * 4 < full ? n * 4 : full);
 }
 
@@ -195,15 +306,18 @@ static void jc_fit(CPUState *cpu)
 static void jc_fill(CPUState *cpu, const TB *tb)
 {
     jc_fit(cpu);
-    size_t index = jc_index(cpu, tb->pc);
-    JCEntry *j = &cpu->jc[index];
+    size_t i = jc_index(cpu, tb->pc);
+    JCEntry *j = &cpu->jc[i];
     JcSet *s = cpu->jc_sets->cur;
-    unsigned bit = jc_page_bit(tb->pc);
-    s->pages[bit / 64] |= 1ULL << (bit % 64);
-    if (s->nfilled < JC_FILL_LOG)
-        s->filled[s->nfilled] = (uint32_t)index;
-    if (s->nfilled <= JC_FILL_LOG)
-        s->nfilled++;
+    if (s->logged < JC_LOG)
+        s->log[s->logged++] = (uint32_t)i;
+    else
+        s->logged = JC_LOG + 1;
+    if (s->shared && !(guest_mem.ops->code_global && guest_mem.ops->code_global(cpu, tb->pc))) {
+        s->shared = false;              /* this space's alone from now on */
+        s->space = cpu->jc_sets->space;
+    }
+    pages_add(&s->pages, tb->pc / TARGET_PAGE_SIZE);
     j->host = tb_entry_rx(tb);
     __atomic_store_n(&j->pc, tb->pc, __ATOMIC_RELEASE);
 }
@@ -248,11 +362,10 @@ void jc_flush_vcpu(CPUState *cpu)
  * consecutive entries (entry (pc >> 1) mod n), wrapping. */
 static void set_forget_page(const CPUState *cpu, JcSet *s, uint64_t vaddr)
 {
-    unsigned bit = jc_page_bit(vaddr);
-    if (!s->table || s->stale || !(s->pages[bit / 64] >> (bit % 64) & 1))
+    uint64_t page = vaddr / TARGET_PAGE_SIZE;
+    if (!s->table || s->stale || !pages_has(&s->pages, page))
         return;                         /* no block of that page in it */
     size_t n = jc_entries(cpu);
-    uint64_t page = vaddr / TARGET_PAGE_SIZE;
     size_t first = jc_index(cpu, page * TARGET_PAGE_SIZE);
     size_t run = TARGET_PAGE_SIZE / 2 < n ? TARGET_PAGE_SIZE / 2 : n;
     for (size_t k = 0; k < run; k++) {
@@ -272,6 +385,37 @@ void exec_mapping_changed(CPUState *cpu, bool all, uint64_t vaddr)
     else
         for (unsigned i = 0; i < JC_SETS; i++)
             set_forget_page(cpu, &cpu->jc_sets->set[i], vaddr);
+    pthread_mutex_unlock(&tb_lock);
+}
+
+void exec_space_changed(CPUState *cpu, unsigned space, unsigned group)
+{
+    if (!cpu->jc)
+        return;
+    pthread_mutex_lock(&tb_lock);
+    cpu->jc_sets->space = space;
+    cpu->jc_sets->group = group;
+    jc_select(cpu);
+    pthread_mutex_unlock(&tb_lock);
+}
+
+void exec_space_mapping_changed(CPUState *cpu, unsigned space, bool all, uint64_t vaddr)
+{
+    if (!cpu->jc)
+        return;
+    pthread_mutex_lock(&tb_lock);
+    struct JcSets *ss = cpu->jc_sets;
+    for (unsigned i = 0; i < JC_SETS; i++) {
+        JcSet *s = &ss->set[i];
+        if (!s->table || s->shared || s->space != space)
+            continue;
+        if (!all)
+            set_forget_page(cpu, s, vaddr);
+        else if (s == ss->cur)
+            set_empty(cpu, s);
+        else
+            s->stale = true;
+    }
     pthread_mutex_unlock(&tb_lock);
 }
 
@@ -306,8 +450,10 @@ void exec_cpu_init(CPUState *cpu)
         exit(1);
     }
     JcSet *s = cpu->jc_sets->cur = &cpu->jc_sets->set[0];
-    s->table = cpu->jc = jc_alloc();
+    set_alloc(s);
+    cpu->jc = s->table;
     s->flags = cpu->jc_flags = cpu->tb_flags;
+    cpu->jc_sets->group = EXEC_NO_GROUP;
     jc_set_entries(cpu, (size_t)1 << (tune.jc_bits < JC_BITS_START ? tune.jc_bits : JC_BITS_START));
     cpu->jc_probe = cpu->jc;
     pthread_mutex_lock(&tb_lock);
@@ -333,9 +479,12 @@ void exec_cpu_exit(CPUState *cpu)
         if (vcpus[i] == cpu)
             vcpus[i] = vcpus[--nvcpus];
     pthread_mutex_unlock(&tb_lock);
-    for (unsigned k = 0; k < JC_SETS; k++)
+    for (unsigned k = 0; k < JC_SETS; k++) {
         if (cpu->jc_sets->set[k].table)
             munmap(cpu->jc_sets->set[k].table, jc_bytes());
+        free(cpu->jc_sets->set[k].pages.slot);
+        free(cpu->jc_sets->set[k].log);
+    }
     free(cpu->jc_sets);
     cpu->jc_sets = NULL;
     cpu->jc = NULL;

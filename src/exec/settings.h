@@ -48,6 +48,7 @@ typedef struct Tune {
     bool tlb_resize;    /* system mode: softmmu TLBs size themselves (system/tlb.h) */
     bool entry_specialize; /* system mode: trap, ecall and xret entries per privilege (seed 004) */
     bool tlb_group;     /* system mode: accesses through one base register share a TLB probe */
+    bool asid_tlb;      /* system mode: TLBs kept per address space; else a satp write flushes */
     unsigned jc_bits;   /* log2 of jump cache entries (10..18, default 16) */
     unsigned tlb_bits;  /* system mode: log2 of every TLB's entries, fixed (0: sized) */
 } Tune;

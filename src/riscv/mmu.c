@@ -90,6 +90,8 @@ static bool walk(CPUState *cpu, uint64_t va, enum mem_access access, int mode, b
 
     for (;;) {
         uint64_t base = (satp & PTE_PPN_MASK) << 12;
+        /* A global pointer makes every mapping under it global (4.3.1). */
+        bool global = false;
         for (int level = levels - 1; level >= 0; level--) {
             uint64_t vpn = (va >> (12 + 9 * level)) & 0x1ff;
             uint64_t pte_pa = base + vpn * 8;
@@ -101,6 +103,7 @@ static bool walk(CPUState *cpu, uint64_t va, enum mem_access access, int mode, b
                 (pte & (PTE_RESERVED | PTE_PBMT | PTE_N)))
                 return page_fault(fault, va, access);
             uint64_t ppn = (pte >> PTE_PPN_SHIFT) & PTE_PPN_MASK;
+            global |= (pte & PTE_G) != 0;
             if (!(pte & (PTE_R | PTE_X))) {             /* a pointer to the next level */
                 if (level == 0 || (pte & (PTE_A | PTE_D | PTE_U)))
                     return page_fault(fault, va, access);
@@ -119,6 +122,7 @@ static bool walk(CPUState *cpu, uint64_t va, enum mem_access access, int mode, b
                 goto again;                             /* changed under us: walk again */
             out->pa = (ppn << 12) | (va & (span - 1));
             out->page_mask = span - 1;
+            out->global = global;
             return true;
         }
         return page_fault(fault, va, access);
@@ -133,6 +137,9 @@ static bool translate(CPUState *cpu, uint64_t va, enum mem_access access, bool d
 {
     int mode = mmu_effective_mode(cpu, access);
     out->mode = mode;
+    /* Untranslated addresses are no address space's: satp.MODE changes
+     * from Bare take effect at once. */
+    out->global = false;
     if (mode == PRV_M || (cpu->priv.satp >> 60) == SATP_BARE) {
         out->pa = va;
         out->page_mask = 0xfff;

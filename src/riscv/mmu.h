@@ -29,6 +29,7 @@ typedef uint64_t *(*PageTableMem)(uint64_t pa);
 #define PTE_W (1ULL << 2)
 #define PTE_X (1ULL << 3)
 #define PTE_U (1ULL << 4)
+#define PTE_G (1ULL << 5)
 #define PTE_A (1ULL << 6)
 #define PTE_D (1ULL << 7)
 
@@ -36,6 +37,7 @@ typedef struct MmuResult {
     uint64_t pa;            /* physical address of va */
     uint64_t page_mask;     /* size of the mapping - 1 (4 KiB, or a superpage) */
     int mode;               /* the effective privilege the check was for */
+    bool global;            /* a G bit on the walk's way: in every address space */
 } MmuResult;
 
 /*

@@ -271,7 +271,13 @@ static void set_satp(CPUState *cpu, uint64_t v)
     if (mode == SATP_BARE)
         v = 0;
     cpu->priv.satp = v & ((0xfULL << SATP_MODE_SHIFT) | SATP_ASID_MASK | SATP_PPN_MASK);
-    mmu_changed(cpu, true, 0);
+    /* Another address space (or the same): no flush is implied, and the
+     * machine may keep each ASID's translations (tlb.h). */
+    cpu->exec_page = 0;
+    if (priv_hooks.satp_changed)
+        priv_hooks.satp_changed(cpu);
+    else
+        mmu_changed(cpu, true, 0);
 }
 
 static void mip_write(RiscvPriv *p, uint64_t mask, uint64_t v)
@@ -625,11 +631,13 @@ int priv_wfi(CPUState *cpu)
 int priv_sfence_vma(CPUState *cpu, uint64_t vaddr, uint64_t asid, bool one_addr, bool one_asid)
 {
     const RiscvPriv *p = &cpu->priv;
-    (void)asid;
-    (void)one_asid;                     /* entries are not tagged by ASID: flush more */
     if (p->mode == PRV_U || (p->mode == PRV_S && (p->mstatus & MSTATUS_TVM)))
         return PRIV_ILLEGAL;
-    mmu_changed(cpu, !one_addr, vaddr);
+    cpu->exec_page = 0;
+    if (priv_hooks.sfence)
+        priv_hooks.sfence(cpu, one_addr, vaddr, one_asid, asid);
+    else
+        mmu_changed(cpu, !one_addr, vaddr);
     return PRIV_STOP;
 }
 

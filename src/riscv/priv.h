@@ -211,6 +211,13 @@ typedef struct PrivHooks {
     /* Address translation may have changed (satp, sfence.vma, the mode,
      * MPRV/SUM/MXR): drop cached translations. */
     void (*mmu_changed)(struct CPUState *cpu, bool all, uint64_t vaddr);
+    /* satp was written: the translations cached for its address space
+     * become current (or are dropped). NULL: mmu_changed(all). */
+    void (*satp_changed)(struct CPUState *cpu);
+    /* sfence.vma: the page of vaddr (one_addr: rs1 != x0) of the address
+     * spaces of asid (one_asid: rs2 != x0). NULL: mmu_changed. */
+    void (*sfence)(struct CPUState *cpu, bool one_addr, uint64_t vaddr, bool one_asid,
+                   uint64_t asid);
     void (*timer_changed)(struct CPUState *cpu);  /* stimecmp written */
     /* An S-mode ecall the machine serves itself (an SBI in the emulator),
      * or NULL: it traps. Leaves cpu->pc after the ecall; returns 0, or

@@ -21,33 +21,11 @@
 #include <stdint.h>
 
 #include "riscv/cpu.h"
+#include "system/tlb.h"
 
 /* SBI HSM states (SBI 2.0 chapter 9). */
 enum { HSM_STARTED = 0, HSM_STOPPED = 1, HSM_START_PENDING = 2, HSM_STOP_PENDING = 3,
        HSM_SUSPENDED = 4 };
-
-/*
- * One of a hart's softmmu TLBs (sys_mem.c), one per TLB index (a
- * privilege's view: exec/softmmu.h): the entries translated code and the
- * interpreter probe (cpu.tlb[idx] holds the table and its mask), the
- * physical page of each, and what the seed's dynamic sizing counts.
- */
-#define TLB_VICTIMS 8
-typedef struct SysTlb {
-    TlbEntry *table;
-    uint64_t *pa_page;                 /* per entry: the physical page it maps */
-    unsigned bits;                     /* log2 of the entries in use */
-    unsigned used;                     /* entries filled since the last full flush */
-    unsigned window_max;               /* the most used in this sizing window */
-    uint64_t window_start;             /* ns (CLOCK_MONOTONIC) */
-    /* The victim TLB: entries the table evicted, searched before a walk. */
-    TlbEntry victim[TLB_VICTIMS];
-    uint64_t victim_pa_page[TLB_VICTIMS];
-    unsigned victim_next;
-    /* -d stats: slow-path lookups, their misses in the table, the misses
-     * the victims served (the rest walked: fills), flushes, resizes. */
-    uint64_t lookups, misses, victim_hits, fills, flushes, resizes;
-} SysTlb;
 
 typedef struct Hart {
     CPUState cpu;                      /* first: a CPUState * is a Hart * */
@@ -62,8 +40,7 @@ typedef struct Hart {
 
     int remote_flush;                  /* another hart's RFENCE: flush before running */
 
-    SysTlb tlb[TLB_NIDX];
-    struct { uint64_t lo, hi; } super_span;  /* superpages in the TLBs (sys_mem.c) */
+    HartTlbs tlbs;                     /* its softmmu TLBs (tlb.h) */
 } Hart;
 
 static inline Hart *hart_of(CPUState *cpu) { return (Hart *)cpu; }

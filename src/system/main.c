@@ -335,8 +335,10 @@ static void usage(void)
            "                          no-narrow (as xlat's), jc-bits=N (10..18), and the\n"
            "                          softmmu TLB's: tlb-bits=N (2^N entries, 6..22, fixed),\n"
            "                          no-tlb-resize (2^8, fixed), no-tlb-group (a probe for\n"
-           "                          every access); no-entry-specialize (one generic trap,\n"
-           "                          ecall and xret entry for every privilege)\n",
+           "                          every access), no-asid-tlb (one set of TLBs, flushed\n"
+           "                          at every satp write, instead of one per recent address\n"
+           "                          space); no-entry-specialize (one generic trap, ecall\n"
+           "                          and xret entry for every privilege)\n",
            MACHINE_MAX_HARTS);
     exit(0);
 }

@@ -197,6 +197,7 @@ static const GuestMemOps sys_ops = {
     .code_ok = sys_code_ok,
     .code_phys = sys_code_phys,
     .code_host = sys_code_host,
+    .code_global = tlb_code_global,
     .read = sys_read,
     .code_lock = no_lock,
     .code_unlock = no_lock,
@@ -212,4 +213,6 @@ void sys_mem_init(void)
     guest_mem = (GuestMem){ .base = NULL, .limit = 0, .softmmu = true, .ops = &sys_ops };
     priv_hooks.time = machine_mtime;
     priv_hooks.mmu_changed = tlb_flush;
+    priv_hooks.satp_changed = tlb_satp_changed;
+    priv_hooks.sfence = tlb_sfence;
 }

@@ -4,13 +4,22 @@
  * Each TLB's tables are mapped once at the largest size (2^22 entries,
  * without reserving memory) and used up to the current size, so a resize
  * only changes the mask translated code reads from CPUState: no
- * retranslation, no copy (a resize happens at a full flush, when every
- * entry is empty anyway).
+ * retranslation, no copy (a resize at a full flush finds every entry
+ * empty; one that doubles a full table moves the entries whose new index
+ * is in the upper half).
+ *
+ * The tables of a space (TlbSpace) are mapped when it is first used.
+ * Another hart's code watch marks the entries of this hart's current space
+ * and M view (it reads HartTlbs.cur); a space that was not current then
+ * marks its own when it becomes current again: code_watch_gen counts the
+ * watches, and a space remembers the count it has seen (the watcher bumps
+ * the count before it reads cur, the hart stores cur before it reads the
+ * count, so one of them marks the entry).
  *
  * A superpage translation is cached as the 4 KiB entries used, so a flush
- * of one address inside a superpage the TLBs hold drops them all
- * (Hart.super_span: the span such translations cover since the last full
- * flush).
+ * of one address inside a superpage a space's TLBs hold drops them all
+ * (TlbSpace.super_span: the span such translations cover since its last
+ * full flush), and its jump-cache entries with them.
  */
 #define _GNU_SOURCE
 #include "system/tlb.h"
@@ -59,6 +68,27 @@ static unsigned tlb_index_of(const CPUState *cpu, enum mem_access access)
                                : TB_FLAGS_DATA_TLB(cpu->tb_flags);
 }
 
+/* The TLB of index idx now: M's, or the current space's view. */
+static SysTlb *view_of(HartTlbs *ts, unsigned idx)
+{
+    return idx == TLB_IDX_M ? &ts->m : &ts->cur->view[idx];
+}
+
+static unsigned space_index(const HartTlbs *ts, const TlbSpace *s)
+{
+    return (unsigned)(s - ts->space);
+}
+
+static uint64_t asid_of(uint64_t satp) { return (satp >> 44) & 0xffff; }
+
+/* The jump caches' group of satp's space: global code is shared by the
+ * spaces of one MODE; Bare has none (exec_space_changed). */
+static unsigned group_of(uint64_t satp)
+{
+    unsigned mode = (unsigned)(satp >> 60);
+    return mode == SATP_BARE ? EXEC_NO_GROUP : mode;
+}
+
 /* -- Watched code pages ----------------------------------------------------------------- */
 
 /* One bit per 4 KiB page of RAM: it holds translated code. */
@@ -84,25 +114,60 @@ static bool code_mark(uint64_t page, bool on)
     return (old & bit) != 0;
 }
 
+/* Watches made so far (see the top). */
+static unsigned code_watch_gen;
+
+/* Writable entries of page in t now send their stores to the slow path. A
+ * fill racing this sees the bit (fill). */
+static void view_watch(SysTlb *t, uint64_t page)
+{
+    if (!t->table)
+        return;
+    size_t entries = (size_t)1 << __atomic_load_n(&t->bits, __ATOMIC_ACQUIRE);
+    for (size_t i = 0; i < entries; i++)
+        if (t->pa_page[i] == page && !(t->table[i].addr_write & TLB_INVALID))
+            __atomic_fetch_or(&t->table[i].addr_write, TLB_CODE, __ATOMIC_SEQ_CST);
+    for (unsigned v = 0; v < TLB_VICTIMS; v++)
+        if (t->victim_pa_page[v] == page && !(t->victim[v].addr_write & TLB_INVALID))
+            __atomic_fetch_or(&t->victim[v].addr_write, TLB_CODE, __ATOMIC_SEQ_CST);
+}
+
 void tlb_code_watch(uint64_t page)
 {
     if (code_mark(page, true))
         return;
-    /* Writable entries of the page, in every hart's TLBs, now send their
-     * stores to the slow path. A fill racing this sees the bit (fill). */
+    __atomic_fetch_add(&code_watch_gen, 1, __ATOMIC_SEQ_CST);
     for (unsigned n = 0; n < machine.nharts; n++) {
-        Hart *h = machine.harts[n];
-        for (unsigned idx = 0; idx < TLB_NIDX; idx++) {
-            SysTlb *t = &h->tlb[idx];
-            size_t entries = (size_t)1 << __atomic_load_n(&t->bits, __ATOMIC_ACQUIRE);
-            for (size_t i = 0; i < entries; i++)
-                if (t->pa_page[i] == page && !(t->table[i].addr_write & TLB_INVALID))
-                    __atomic_fetch_or(&t->table[i].addr_write, TLB_CODE, __ATOMIC_SEQ_CST);
-            for (unsigned v = 0; v < TLB_VICTIMS; v++)
-                if (t->victim_pa_page[v] == page && !(t->victim[v].addr_write & TLB_INVALID))
-                    __atomic_fetch_or(&t->victim[v].addr_write, TLB_CODE, __ATOMIC_SEQ_CST);
-        }
+        HartTlbs *ts = &machine.harts[n]->tlbs;
+        TlbSpace *cur = __atomic_load_n(&ts->cur, __ATOMIC_SEQ_CST);
+        view_watch(&ts->m, page);
+        for (unsigned idx = 0; idx < TLB_SPACE_VIEWS; idx++)
+            view_watch(&cur->view[idx], page);
     }
+}
+
+/* Mark every writable entry of t whose page is watched (its space missed
+ * watches while it was not current). */
+static void view_watch_all(SysTlb *t)
+{
+    size_t entries = (size_t)1 << t->bits;
+    for (size_t i = 0; i < entries; i++)
+        if (!(t->table[i].addr_write & TLB_INVALID) && code_watched(t->pa_page[i]))
+            __atomic_fetch_or(&t->table[i].addr_write, TLB_CODE, __ATOMIC_SEQ_CST);
+    for (unsigned v = 0; v < TLB_VICTIMS; v++)
+        if (!(t->victim[v].addr_write & TLB_INVALID) && code_watched(t->victim_pa_page[v]))
+            __atomic_fetch_or(&t->victim[v].addr_write, TLB_CODE, __ATOMIC_SEQ_CST);
+}
+
+/* s has just become current (HartTlbs.cur stored): catch up on watches. */
+static void space_sync_watches(TlbSpace *s)
+{
+    unsigned gen = __atomic_load_n(&code_watch_gen, __ATOMIC_SEQ_CST);
+    if (s->watch_gen == gen)
+        return;
+    s->watch_gen = gen;
+    for (unsigned idx = 0; idx < TLB_SPACE_VIEWS; idx++)
+        view_watch_all(&s->view[idx]);
 }
 
 bool tlb_code_unwatch(uint64_t page, bool remapped)
@@ -129,12 +194,15 @@ static uint64_t now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
-static void set_size(CPUState *cpu, unsigned idx, unsigned bits)
+/* cpu->tlb[], what translated code probes: the current tables and sizes. */
+static void publish(CPUState *cpu)
 {
-    SysTlb *t = &hart_of(cpu)->tlb[idx];
-    __atomic_store_n(&t->bits, bits, __ATOMIC_RELEASE);
-    cpu->tlb[idx].mask = (((uint64_t)1 << bits) - 1) << TLB_ENTRY_BITS;
-    cpu->tlb[idx].table = t->table;
+    HartTlbs *ts = &hart_of(cpu)->tlbs;
+    for (unsigned idx = 0; idx < TLB_NIDX; idx++) {
+        const SysTlb *t = view_of(ts, idx);
+        cpu->tlb[idx].mask = (((uint64_t)1 << t->bits) - 1) << TLB_ENTRY_BITS;
+        cpu->tlb[idx].table = t->table;
+    }
 }
 
 static unsigned ceil_log2(unsigned n)
@@ -172,9 +240,32 @@ static unsigned next_bits(SysTlb *t, uint64_t now)
     return bits;
 }
 
-static void flush_one_tlb(CPUState *cpu, unsigned idx, uint64_t now)
+/* The clock the sizing reads, if it sizes at all. */
+static uint64_t sizing_now(void)
 {
-    SysTlb *t = &hart_of(cpu)->tlb[idx];
+    return tune.tlb_resize && !tune.tlb_bits ? now_ns() : 0;
+}
+
+/* Map t's tables and empty them at the first size. */
+static void view_init(SysTlb *t)
+{
+    unsigned bits = tune.tlb_bits ? tune.tlb_bits : TLB_BITS_START;
+    t->table = map_noreserve(sizeof(TlbEntry) << TLB_BITS_MAX);
+    t->pa_page = map_noreserve(sizeof(uint64_t) << TLB_BITS_MAX);
+    t->global = map_noreserve((size_t)1 << TLB_BITS_MAX);
+    t->window_start = now_ns();
+    memset(t->table, 0xff, sizeof(TlbEntry) << bits);
+    memset(t->victim, 0xff, sizeof t->victim);
+    __atomic_store_n(&t->bits, bits, __ATOMIC_RELEASE);
+}
+
+/* Empty t, resized by the policy (publish() tells translated code). */
+static void view_flush(SysTlb *t, uint64_t now)
+{
+    if (!t->table) {
+        view_init(t);
+        return;
+    }
     unsigned bits = t->bits;
     if (tune.tlb_resize && !tune.tlb_bits)
         bits = next_bits(t, now);
@@ -187,7 +278,7 @@ static void flush_one_tlb(CPUState *cpu, unsigned idx, uint64_t now)
         t->resizes++;
     memset(t->table, 0xff, sizeof(TlbEntry) << bits);
     memset(t->victim, 0xff, sizeof t->victim);
-    set_size(cpu, idx, bits);
+    __atomic_store_n(&t->bits, bits, __ATOMIC_RELEASE);
     t->used = 0;
     t->flushes++;
 }
@@ -198,63 +289,284 @@ static bool entry_maps(const TlbEntry *e, uint64_t page)
            tag_maps(e->addr_code, page);
 }
 
-static void note_superpage(Hart *h, uint64_t va, uint64_t page_mask)
+static void note_superpage(TlbSpace *s, uint64_t va, uint64_t page_mask)
 {
     uint64_t lo = va & ~page_mask, hi = lo + page_mask;
-    if (lo < h->super_span.lo)
-        h->super_span.lo = lo;
-    if (hi > h->super_span.hi)
-        h->super_span.hi = hi;
+    if (lo < s->super_span.lo)
+        s->super_span.lo = lo;
+    if (hi > s->super_span.hi)
+        s->super_span.hi = hi;
+}
+
+/* Drop t's translations of the page at vaddr (a 4 KiB one). */
+static void view_flush_page(SysTlb *t, uint64_t vaddr)
+{
+    uint64_t page = vaddr & ~0xfffULL;
+    TlbEntry *e = &t->table[(vaddr >> 12) & ((1u << t->bits) - 1)];
+    if (entry_maps(e, page)) {
+        memset(e, 0xff, sizeof *e);
+        t->used -= t->used > 0;
+    }
+    for (unsigned v = 0; v < TLB_VICTIMS; v++)
+        if (entry_maps(&t->victim[v], page))
+            memset(&t->victim[v], 0xff, sizeof t->victim[v]);
+}
+
+/* Drop t's entries of non-global mappings. */
+static void view_flush_local(SysTlb *t)
+{
+    size_t entries = (size_t)1 << t->bits;
+    for (size_t i = 0; i < entries; i++)
+        if (!t->global[i] && !entry_empty(&t->table[i])) {
+            memset(&t->table[i], 0xff, sizeof t->table[i]);
+            t->used -= t->used > 0;
+        }
+    for (unsigned v = 0; v < TLB_VICTIMS; v++)
+        if (!t->victim_global[v])
+            memset(&t->victim[v], 0xff, sizeof t->victim[v]);
+}
+
+/* Empty every view of s (it knows every watch then). */
+static void space_flush(TlbSpace *s, uint64_t now)
+{
+    for (unsigned idx = 0; idx < TLB_SPACE_VIEWS; idx++)
+        view_flush(&s->view[idx], now);
+    s->super_span.lo = UINT64_MAX;
+    s->super_span.hi = 0;
+    s->watch_gen = __atomic_load_n(&code_watch_gen, __ATOMIC_SEQ_CST);
+}
+
+static bool in_super_span(const TlbSpace *s, uint64_t vaddr)
+{
+    return vaddr - s->super_span.lo <= s->super_span.hi - s->super_span.lo;
+}
+
+/* Drop s's translations of the page at vaddr; true if that dropped them
+ * all (vaddr is inside a superpage s holds). */
+static bool space_flush_page(TlbSpace *s, uint64_t vaddr)
+{
+    if (in_super_span(s, vaddr)) {
+        space_flush(s, sizing_now());
+        return true;
+    }
+    for (unsigned idx = 0; idx < TLB_SPACE_VIEWS; idx++)
+        view_flush_page(&s->view[idx], vaddr);
+    return false;
 }
 
 void tlb_flush(CPUState *cpu, bool all, uint64_t vaddr)
 {
-    Hart *h = hart_of(cpu);
-    if (!all && vaddr - h->super_span.lo <= h->super_span.hi - h->super_span.lo)
-        all = true;
+    HartTlbs *ts = &hart_of(cpu)->tlbs;
     if (all) {
-        uint64_t now = tune.tlb_resize && !tune.tlb_bits ? now_ns() : 0;
-        for (unsigned idx = 0; idx < TLB_NIDX; idx++)
-            flush_one_tlb(cpu, idx, now);
-        h->super_span.lo = UINT64_MAX;
-        h->super_span.hi = 0;
+        /* The current space now holds satp's (empty) entries, whichever
+         * satp they were of (a reset changes satp without a write). */
+        uint64_t now = sizing_now();
+        view_flush(&ts->m, now);
+        space_flush(ts->cur, now);
+        for (unsigned i = 0; i < TLB_SPACES; i++)
+            ts->space[i].in_use = false;
+        ts->cur->satp = cpu->priv.satp;
+        ts->cur->in_use = true;
+        ts->cur->fences_seen = ts->fences;
+        exec_mapping_changed(cpu, true, 0);
+        exec_space_changed(cpu, space_index(ts, ts->cur), group_of(ts->cur->satp));
     } else {
-        uint64_t page = vaddr & ~0xfffULL;
-        for (unsigned idx = 0; idx < TLB_NIDX; idx++) {
-            SysTlb *t = &h->tlb[idx];
-            TlbEntry *e = &t->table[(vaddr >> 12) & ((1u << t->bits) - 1)];
-            if (entry_maps(e, page)) {
-                memset(e, 0xff, sizeof *e);
-                t->used -= t->used > 0;
-            }
-            for (unsigned v = 0; v < TLB_VICTIMS; v++)
-                if (entry_maps(&t->victim[v], page))
-                    memset(&t->victim[v], 0xff, sizeof t->victim[v]);
-        }
+        /* The other spaces take the page when they are current again
+         * (space_catch_up). A superpage covering vaddr drops its space's
+         * entries, and every jump cache (a shared set may hold other pages
+         * of it). */
+        bool whole = false;
+        view_flush_page(&ts->m, vaddr);
+        ts->fence_log[ts->fences++ % TLB_FENCE_LOG] = vaddr;
+        for (unsigned i = 0; i < TLB_SPACES; i++)
+            if (ts->space[i].in_use && &ts->space[i] != ts->cur)
+                whole |= in_super_span(&ts->space[i], vaddr);
+        whole |= space_flush_page(ts->cur, vaddr);
+        ts->cur->fences_seen = ts->fences;
+        exec_mapping_changed(cpu, whole, vaddr);
     }
-    exec_mapping_changed(cpu, all, vaddr);
+    publish(cpu);
+}
+
+/* -- Address spaces ------------------------------------------------------------------------- */
+
+static TlbSpace *space_of(HartTlbs *ts, uint64_t satp)
+{
+    for (unsigned i = 0; i < TLB_SPACES; i++)
+        if (ts->space[i].in_use && ts->space[i].satp == satp)
+            return &ts->space[i];
+    return NULL;
+}
+
+/* The space a new satp takes: a free one, else the least recently used. */
+static TlbSpace *space_to_take(HartTlbs *ts)
+{
+    TlbSpace *lru = NULL;
+    for (unsigned i = 0; i < TLB_SPACES; i++) {
+        TlbSpace *s = &ts->space[i];
+        if (s == ts->cur)
+            continue;
+        if (!s->in_use)
+            return s;
+        if (!lru || s->last_used < lru->last_used)
+            lru = s;
+    }
+    return lru;
+}
+
+/* The page an entry maps (it is not empty). */
+static uint64_t entry_page(const TlbEntry *e)
+{
+    uint64_t tag = !(e->addr_read & TLB_INVALID) ? e->addr_read
+                 : !(e->addr_write & TLB_INVALID) ? e->addr_write : e->addr_code;
+    return tag & ~TLB_FLAGS;
+}
+
+/* Copy from's global entries into the free entries of to. A store tag
+ * learns of code watches here: one made since to's space was flushed may
+ * have marked from's entry after it was read (space_sync_watches covers
+ * the others). */
+static void view_copy_globals(SysTlb *to, const SysTlb *from)
+{
+    size_t entries = (size_t)1 << from->bits, mask = ((size_t)1 << to->bits) - 1;
+    for (size_t i = 0; i < entries; i++) {
+        const TlbEntry *e = &from->table[i];
+        if (!from->global[i] || entry_empty(e))
+            continue;
+        size_t j = (entry_page(e) >> 12) & mask;
+        if (!entry_empty(&to->table[j]))
+            continue;
+        to->table[j] = *e;
+        to->pa_page[j] = from->pa_page[i];
+        to->global[j] = 1;
+        if (!(e->addr_write & TLB_INVALID) && code_watched(from->pa_page[i]))
+            to->table[j].addr_write |= TLB_CODE;
+        to->used++;
+    }
+}
+
+/*
+ * Take s for satp. Global mappings are the same in every address space (of
+ * one MODE), so it starts with the current space's global entries: a new
+ * process's kernel accesses then hit at once instead of walking again.
+ * The superpages they may come from are the current space's.
+ */
+static void space_take(CPUState *cpu, TlbSpace *s, uint64_t satp)
+{
+    HartTlbs *ts = &hart_of(cpu)->tlbs;
+    space_flush(s, sizing_now());
+    s->satp = satp;
+    s->in_use = true;
+    s->fences_seen = ts->fences;
+    if (group_of(satp) != EXEC_NO_GROUP && group_of(satp) == group_of(ts->cur->satp)) {
+        for (unsigned idx = 0; idx < TLB_SPACE_VIEWS; idx++)
+            view_copy_globals(&s->view[idx], &ts->cur->view[idx]);
+        s->super_span = ts->cur->super_span;
+    }
+    exec_space_mapping_changed(cpu, space_index(ts, s), true, 0);
+}
+
+/* Apply the page fences s missed while it was not current. */
+static void space_catch_up(HartTlbs *ts, TlbSpace *s)
+{
+    if (ts->fences - s->fences_seen > TLB_FENCE_LOG)
+        space_flush(s, sizing_now());
+    else
+        for (uint64_t k = s->fences_seen; k < ts->fences; k++)
+            space_flush_page(s, ts->fence_log[k % TLB_FENCE_LOG]);
+    s->fences_seen = ts->fences;
+}
+
+static void space_enter(CPUState *cpu, TlbSpace *s)
+{
+    HartTlbs *ts = &hart_of(cpu)->tlbs;
+    space_catch_up(ts, s);
+    __atomic_store_n(&ts->cur, s, __ATOMIC_SEQ_CST);
+    s->last_used = ++ts->clock;
+    space_sync_watches(s);
+    publish(cpu);
+    exec_space_changed(cpu, space_index(ts, s), group_of(s->satp));
+}
+
+void tlb_satp_changed(CPUState *cpu)
+{
+    HartTlbs *ts = &hart_of(cpu)->tlbs;
+    uint64_t satp = cpu->priv.satp;
+    if (!tune.asid_tlb) {
+        ts->satp_flushed++;
+        tlb_flush(cpu, true, 0);
+        return;
+    }
+    if (satp == ts->cur->satp) {
+        ts->satp_same++;
+        return;
+    }
+    TlbSpace *s = space_of(ts, satp);
+    if (s) {
+        ts->satp_kept++;
+    } else {
+        s = space_to_take(ts);
+        space_take(cpu, s, satp);
+        ts->satp_new++;
+    }
+    space_enter(cpu, s);
+}
+
+void tlb_sfence(CPUState *cpu, bool one_addr, uint64_t vaddr, bool one_asid, uint64_t asid)
+{
+    HartTlbs *ts = &hart_of(cpu)->tlbs;
+    if (one_asid)
+        one_addr ? ts->sfence_page_asid++ : ts->sfence_asid++;
+    else
+        one_addr ? ts->sfence_page++ : ts->sfence_all++;
+    if (!one_asid || !tune.asid_tlb) {
+        tlb_flush(cpu, !one_addr, vaddr);
+        return;
+    }
+    /* Only that ASID's spaces, whatever their root; other spaces keep
+     * their global entries, which the spec lets such a fence leave. */
+    for (unsigned i = 0; i < TLB_SPACES; i++) {
+        TlbSpace *s = &ts->space[i];
+        if (!s->in_use || asid_of(s->satp) != (asid & 0xffff))
+            continue;
+        if (one_addr) {
+            exec_space_mapping_changed(cpu, i, space_flush_page(s, vaddr), vaddr);
+            continue;
+        }
+        for (unsigned idx = 0; idx < TLB_SPACE_VIEWS; idx++)
+            view_flush_local(&s->view[idx]);
+        exec_space_mapping_changed(cpu, i, true, 0);
+    }
+    publish(cpu);
+}
+
+bool tlb_code_global(const CPUState *cpu, uint64_t va)
+{
+    HartTlbs *ts = &hart_of((CPUState *)cpu)->tlbs;
+    const SysTlb *t = view_of(ts, tlb_index_of(cpu, MEM_FETCH));
+    uint64_t page = va & ~0xfffULL;
+    size_t i = (va >> 12) & ((1u << t->bits) - 1);
+    if (tag_maps(t->table[i].addr_code, page))
+        return t->global[i];
+    for (unsigned v = 0; v < TLB_VICTIMS; v++)
+        if (tag_maps(t->victim[v].addr_code, page))
+            return t->victim_global[v];
+    return false;
 }
 
 void tlb_init(CPUState *cpu)
 {
-    Hart *h = hart_of(cpu);
+    HartTlbs *ts = &hart_of(cpu)->tlbs;
     if (!code_bits) {
         size_t pages = machine.ram_size >> 12;
         code_bits = map_noreserve((pages + 63) / 64 * 8);
     }
-    unsigned bits = tune.tlb_bits ? tune.tlb_bits : TLB_BITS_START;
-    for (unsigned idx = 0; idx < TLB_NIDX; idx++) {
-        SysTlb *t = &h->tlb[idx];
-        t->table = map_noreserve(sizeof(TlbEntry) << TLB_BITS_MAX);
-        t->pa_page = map_noreserve(sizeof(uint64_t) << TLB_BITS_MAX);
-        t->bits = bits;
-        t->window_start = now_ns();
-        memset(t->table, 0xff, sizeof(TlbEntry) << bits);
-        memset(t->victim, 0xff, sizeof t->victim);
-        set_size(cpu, idx, bits);
-    }
-    h->super_span.lo = UINT64_MAX;
-    h->super_span.hi = 0;
+    view_init(&ts->m);
+    ts->cur = &ts->space[0];
+    space_flush(ts->cur, 0);
+    ts->cur->satp = cpu->priv.satp;
+    ts->cur->in_use = true;
+    publish(cpu);
 }
 
 /* -- Lookup and fill ----------------------------------------------------------------------- */
@@ -303,7 +615,6 @@ static bool pmp_allows(const CPUState *cpu, uint64_t va, uint64_t pa, unsigned s
 static bool fill(CPUState *cpu, SysTlb *t, size_t i, uint64_t va, unsigned size,
                  enum mem_access access, MemFault *fault)
 {
-    Hart *h = hart_of(cpu);
     MmuResult r;
     if (!mmu_translate(cpu, va, access, sys_phys_u64, &r, fault)) {
         xlat_log(LOG_MMU, "mmu: %s %s fault at %#llx (pc %#llx)\n", access_name(access),
@@ -319,7 +630,7 @@ static bool fill(CPUState *cpu, SysTlb *t, size_t i, uint64_t va, unsigned size,
     if (!host && !machine_find_mmio(r.pa))
         return no_memory(va, r.pa, access, fault);
     if (r.page_mask > 0xfff)
-        note_superpage(h, va, r.page_mask);
+        note_superpage(hart_of(cpu)->tlbs.cur, va, r.page_mask);
 
     TlbEntry *e = &t->table[i];
     bool same = t->pa_page[i] == pa_page && entry_maps(e, page);
@@ -330,10 +641,12 @@ static bool fill(CPUState *cpu, SysTlb *t, size_t i, uint64_t va, unsigned size,
             unsigned v = t->victim_next++ % TLB_VICTIMS;
             t->victim[v] = *e;
             t->victim_pa_page[v] = t->pa_page[i];
+            t->victim_global[v] = t->global[i];
         }
         e->addr_read = e->addr_write = e->addr_code = TLB_EMPTY;
     }
     t->pa_page[i] = pa_page;
+    t->global[i] = r.global;
     e->addend = host ? (uint64_t)(uintptr_t)host - page : 0;
     uint64_t tag = page | (host ? 0 : TLB_MMIO) | (page_wide ? 0 : TLB_PMP);
     t->fills++;
@@ -358,6 +671,41 @@ static bool fill(CPUState *cpu, SysTlb *t, size_t i, uint64_t va, unsigned size,
     return true;
 }
 
+/* Is t past 70 % full (and may it grow)? */
+static bool view_full(const SysTlb *t)
+{
+    return tune.tlb_resize && !tune.tlb_bits && t->bits < TLB_BITS_MAX &&
+           t->used * 10ULL > (1ULL << t->bits) * 7ULL;
+}
+
+/*
+ * Double t in place: an entry whose page has the new index bit set moves
+ * to the upper half. Another hart's code watch may scan t meanwhile: the
+ * new size is stored first, and each moved entry is checked against the
+ * watches after it is written, so either the watcher's scan or this check
+ * sees it (the same argument as space_sync_watches').
+ */
+static void view_grow(SysTlb *t)
+{
+    size_t n = (size_t)1 << t->bits;
+    memset(&t->table[n], 0xff, n * sizeof *t->table);   /* may be a shrink's zeros */
+    __atomic_store_n(&t->bits, t->bits + 1, __ATOMIC_SEQ_CST);
+    for (size_t i = 0; i < n; i++) {
+        TlbEntry *e = &t->table[i];
+        if (entry_empty(e) || !((entry_page(e) >> 12) & n))
+            continue;
+        t->pa_page[i + n] = t->pa_page[i];
+        t->global[i + n] = t->global[i];
+        t->table[i + n] = *e;
+        memset(e, 0xff, sizeof *e);
+        if (!(t->table[i + n].addr_write & TLB_INVALID) && code_watched(t->pa_page[i + n]))
+            __atomic_fetch_or(&t->table[i + n].addr_write, TLB_CODE, __ATOMIC_SEQ_CST);
+    }
+    t->resizes++;
+    t->window_start = now_ns();         /* a resize starts a sizing window */
+    t->window_max = 0;
+}
+
 /* A miss at entry i: is the page's translation for access among the
  * victims? Then it and entry i trade places. */
 static bool victim_swap(SysTlb *t, size_t i, uint64_t page, enum mem_access access)
@@ -367,12 +715,15 @@ static bool victim_swap(SysTlb *t, size_t i, uint64_t page, enum mem_access acce
             continue;
         TlbEntry e = t->table[i];
         uint64_t pa = t->pa_page[i];
+        uint8_t global = t->global[i];
         if (entry_empty(&e))
             t->used++;                  /* the table holds one more */
         t->table[i] = t->victim[v];
         t->pa_page[i] = t->victim_pa_page[v];
+        t->global[i] = t->victim_global[v];
         t->victim[v] = e;
         t->victim_pa_page[v] = pa;
+        t->victim_global[v] = global;
         return true;
     }
     return false;
@@ -381,8 +732,7 @@ static bool victim_swap(SysTlb *t, size_t i, uint64_t page, enum mem_access acce
 bool tlb_lookup(CPUState *cpu, uint64_t va, unsigned size, enum mem_access access,
                 TlbHit *hit, MemFault *fault)
 {
-    Hart *h = hart_of(cpu);
-    SysTlb *t = &h->tlb[tlb_index_of(cpu, access)];
+    SysTlb *t = view_of(&hart_of(cpu)->tlbs, tlb_index_of(cpu, access));
     size_t i = (va >> 12) & ((1u << t->bits) - 1);
     TlbEntry *e = &t->table[i];
     uint64_t *tagp = tag_of(e, access);
@@ -390,6 +740,13 @@ bool tlb_lookup(CPUState *cpu, uint64_t va, unsigned size, enum mem_access acces
     t->lookups++;
     if (!tag_maps(tag, va & ~0xfffULL)) {
         t->misses++;
+        if (view_full(t)) {
+            view_grow(t);
+            publish(cpu);
+            i = (va >> 12) & ((1u << t->bits) - 1);
+            e = &t->table[i];
+            tagp = tag_of(e, access);
+        }
         if (victim_swap(t, i, va & ~0xfffULL, access))
             t->victim_hits++;
         else if (!fill(cpu, t, i, va, size, access, fault))
@@ -413,6 +770,41 @@ bool tlb_lookup(CPUState *cpu, uint64_t va, unsigned size, enum mem_access acces
 
 /* -- Statistics ----------------------------------------------------------------------------- */
 
+/* The counts of index idx over all of a hart's spaces (the size: now's). */
+static SysTlb view_totals(HartTlbs *ts, unsigned idx)
+{
+    if (idx == TLB_IDX_M)
+        return ts->m;
+    SysTlb sum = ts->cur->view[idx];
+    sum.lookups = sum.misses = sum.victim_hits = sum.fills = sum.flushes = sum.resizes = 0;
+    for (unsigned i = 0; i < TLB_SPACES; i++) {
+        const SysTlb *t = &ts->space[i].view[idx];
+        sum.lookups += t->lookups;
+        sum.misses += t->misses;
+        sum.victim_hits += t->victim_hits;
+        sum.fills += t->fills;
+        sum.flushes += t->flushes;
+        sum.resizes += t->resizes;
+    }
+    return sum;
+}
+
+static void print_spaces(FILE *f, unsigned n, const HartTlbs *ts)
+{
+    unsigned kept = 0;
+    for (unsigned i = 0; i < TLB_SPACES; i++)
+        kept += ts->space[i].in_use;
+    fprintf(f, "tlb: hart %u satp writes: %llu to a kept space, %llu to a new (flushed) one, "
+               "%llu to the same, %llu flushed all (no-asid-tlb); %u of %u spaces kept now\n",
+            n, (unsigned long long)ts->satp_kept, (unsigned long long)ts->satp_new,
+            (unsigned long long)ts->satp_same, (unsigned long long)ts->satp_flushed, kept,
+            TLB_SPACES);
+    fprintf(f, "tlb: hart %u sfence.vma: %llu all, %llu one page, %llu one ASID, "
+               "%llu one page of one ASID\n",
+            n, (unsigned long long)ts->sfence_all, (unsigned long long)ts->sfence_page,
+            (unsigned long long)ts->sfence_asid, (unsigned long long)ts->sfence_page_asid);
+}
+
 void tlb_print_stats(void)
 {
     static const char *const names[TLB_NIDX] = { "U", "S", "S+SUM", "M" };
@@ -421,19 +813,23 @@ void tlb_print_stats(void)
     if (hart_use_jit)
         exec_stats_accesses(inline_accesses);
     fprintf(f, "tlb: accesses: translated code's inline probes (estimated from block counts)\n"
-               "tlb: and the interpreter's; misses: not in the table; walks: nor a victim\n");
-    for (unsigned n = 0; n < machine.nharts; n++)
+               "tlb: and the interpreter's; misses: not in the table; walks: nor a victim;\n"
+               "tlb: counts over every address space, the size of the current one's\n");
+    for (unsigned n = 0; n < machine.nharts; n++) {
+        HartTlbs *ts = &machine.harts[n]->tlbs;
         for (unsigned idx = 0; idx < TLB_NIDX; idx++) {
-            const SysTlb *t = &machine.harts[n]->tlb[idx];
-            if (!t->lookups)
+            SysTlb t = view_totals(ts, idx);
+            if (!t.lookups)
                 continue;
             /* Translated code's misses come through lookup too. */
-            uint64_t accesses = inline_accesses[idx] + t->lookups;
+            uint64_t accesses = inline_accesses[idx] + t.lookups;
             fprintf(f, "tlb: hart %u %-5s %12llu accesses %9llu misses (%.3f%%) %8llu victim hits "
                        "%8llu walks %6llu flushes %4llu resizes, 2^%u entries now\n",
-                    n, names[idx], (unsigned long long)accesses, (unsigned long long)t->misses,
-                    accesses ? 100.0 * (double)t->misses / (double)accesses : 0.0,
-                    (unsigned long long)t->victim_hits, (unsigned long long)t->fills,
-                    (unsigned long long)t->flushes, (unsigned long long)t->resizes, t->bits);
+                    n, names[idx], (unsigned long long)accesses, (unsigned long long)t.misses,
+                    accesses ? 100.0 * (double)t.misses / (double)accesses : 0.0,
+                    (unsigned long long)t.victim_hits, (unsigned long long)t.fills,
+                    (unsigned long long)t.flushes, (unsigned long long)t.resizes, t.bits);
         }
+        print_spaces(f, n, ts);
+    }
 }
