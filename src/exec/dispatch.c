@@ -40,8 +40,20 @@ unsigned dflags_compute(void)
 bool tb_key_of(const CPUState *cpu, uint64_t pc, TBKey *key)
 {
     key->pc = key->phys = pc;
+    key->next_page = TB_NO_PAGE;
     key->flags = cpu->tb_flags;
-    return !guest_mem.ops->code_phys || guest_mem.ops->code_phys(cpu, pc, &key->phys);
+    if (!guest_mem.ops->code_phys)
+        return true;
+    if (!guest_mem.ops->code_phys(cpu, pc, &key->phys))
+        return false;
+    if (pc % TARGET_PAGE_SIZE == TARGET_PAGE_SIZE - 2 &&
+        insn_length(*(const uint16_t *)guest_mem_code(key->phys)) == 4) {
+        uint64_t next;
+        if (!guest_mem.ops->code_phys(cpu, pc + 2, &next))
+            return false;               /* the interpreter faults on the second half */
+        key->next_page = next >> TARGET_PAGE_BITS;
+    }
+    return true;
 }
 
 /*

@@ -66,7 +66,8 @@ static inline size_t tb_hash_key(uint64_t pc, uint32_t flags)
 static inline TB *tb_lookup(const TBKey *key)
 {
     for (TB *tb = tb_hash[tb_hash_key(key->pc, key->flags)]; tb; tb = tb->hash_next)
-        if (tb->pc == key->pc && tb->phys == key->phys && tb->flags == key->flags)
+        if (tb->pc == key->pc && tb->phys == key->phys && tb->flags == key->flags &&
+            tb->next_page == key->next_page)
             return tb;
     return NULL;
 }

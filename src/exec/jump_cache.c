@@ -302,6 +302,14 @@ static void jc_fit(CPUState *cpu)
     jc_set_entries(cpu, n * 4 < full ? n * 4 : full);
 }
 
+/* Is tb's code in global pages only (its set may then stay shared)? */
+static bool tb_code_global(const CPUState *cpu, const TB *tb)
+{
+    bool (*global)(const CPUState *, uint64_t) = guest_mem.ops->code_global;
+    return global && global(cpu, tb->pc) &&
+           (tb->next_page == TB_NO_PAGE || global(cpu, tb->pc + 2));
+}
+
 /* With tb_lock held, on the thread running cpu: tb's jump cache entry. */
 static void jc_fill(CPUState *cpu, const TB *tb)
 {
@@ -313,11 +321,13 @@ static void jc_fill(CPUState *cpu, const TB *tb)
         s->log[s->logged++] = (uint32_t)i;
     else
         s->logged = JC_LOG + 1;
-    if (s->shared && !(guest_mem.ops->code_global && guest_mem.ops->code_global(cpu, tb->pc))) {
+    if (s->shared && !tb_code_global(cpu, tb)) {
         s->shared = false;              /* this space's alone from now on */
         s->space = cpu->jc_sets->space;
     }
     pages_add(&s->pages, tb->pc / TARGET_PAGE_SIZE);
+    if (tb->next_page != TB_NO_PAGE)    /* it maps the next page too (set_forget_page) */
+        pages_add(&s->pages, tb->pc / TARGET_PAGE_SIZE + 1);
     j->host = tb_entry_rx(tb);
     __atomic_store_n(&j->pc, tb->pc, __ATOMIC_RELEASE);
 }
@@ -359,7 +369,9 @@ void jc_flush_vcpu(CPUState *cpu)
 }
 
 /* Forget set s's blocks of the page of vaddr: a page's pcs fill a run of
- * consecutive entries (entry (pc >> 1) mod n), wrapping. */
+ * consecutive entries (entry (pc >> 1) mod n), wrapping; and the block at
+ * the previous page's last halfword, whose instruction may end on this
+ * page (tb.h's TBKey). */
 static void set_forget_page(const CPUState *cpu, JcSet *s, uint64_t vaddr)
 {
     uint64_t page = vaddr / TARGET_PAGE_SIZE;
@@ -373,6 +385,10 @@ static void set_forget_page(const CPUState *cpu, JcSet *s, uint64_t vaddr)
         if (j->pc / TARGET_PAGE_SIZE == page)
             __atomic_store_n(&j->pc, 1, __ATOMIC_RELEASE);
     }
+    uint64_t crossing = page * TARGET_PAGE_SIZE - 2;
+    JCEntry *j = &s->table[jc_index(cpu, crossing) & (n - 1)];
+    if (j->pc == crossing)
+        __atomic_store_n(&j->pc, 1, __ATOMIC_RELEASE);
 }
 
 void exec_mapping_changed(CPUState *cpu, bool all, uint64_t vaddr)

@@ -60,16 +60,25 @@ typedef struct TBRemap { int8_t host, out, in; } TBRemap;
 /* How a block ends, for the -d stats block profile. */
 enum { TB_EXIT_DIRECT, TB_EXIT_INDIRECT, TB_EXIT_OTHER, TB_EXIT_KINDS };
 
-/* What a TB is looked up by. */
+/*
+ * What a TB is looked up by. In a mode that translates pcs (code_phys:
+ * system mode) a block never leaves its virtual page, but its first
+ * instruction may: a 4-byte one at the page's last halfword, whose second
+ * half is wherever the next virtual page maps now. Its block (that one
+ * instruction) is then keyed by that physical page too, so it runs only
+ * while the mapping it was translated under holds.
+ */
 typedef struct TBKey {
     uint64_t pc;            /* guest virtual address of the first instruction */
     uint64_t phys;          /* where its code is (invalidation goes by this) */
+    uint64_t next_page;     /* the crossing instruction's second page, else TB_NO_PAGE */
     uint32_t flags;         /* cpu->tb_flags it was translated under */
 } TBKey;
 
 typedef struct TB {
     uint64_t pc;            /* guest address of the first instruction */
     uint64_t phys;          /* TBKey.phys */
+    uint64_t next_page;     /* TBKey.next_page */
     uint32_t flags;         /* TBKey.flags */
     uint32_t guest_size;    /* bytes of guest code */
     uint32_t host_off;      /* entry offset in the code buffer */

@@ -245,8 +245,9 @@ static void log_tb(const TB *tb)
 }
 
 /* Is the first instruction at key fully fetchable? With a mode's own
- * translation of pcs (code_phys), the next page may be anywhere, so it
- * must not cross into it (the interpreter runs it). */
+ * translation of pcs (code_phys), one that crosses into the next page
+ * needs the key's next_page (tb_key_of found none: the interpreter runs
+ * it and faults). */
 static bool first_insn_ok(const CPUState *cpu, const TBKey *key)
 {
     uint64_t pc = key->pc;
@@ -254,7 +255,8 @@ static bool first_insn_ok(const CPUState *cpu, const TBKey *key)
         return false;
     if (insn_length(*(const uint16_t *)guest_mem_code(key->phys)) == 2)
         return true;
-    if (guest_mem.ops->code_phys && pc % TARGET_PAGE_SIZE == TARGET_PAGE_SIZE - 2)
+    if (guest_mem.ops->code_phys && pc % TARGET_PAGE_SIZE == TARGET_PAGE_SIZE - 2 &&
+        key->next_page == TB_NO_PAGE)
         return false;
     return guest_mem.ops->code_ok(cpu, pc + 2, 2);
 }
@@ -266,11 +268,20 @@ static bool buffer_full(void)
            cold_used + TRANSLATE_MAX_HOST + 64 > CODE_SIZE;
 }
 
-/* With tb_lock held: put tb (translated) on the lists of its pages. */
-static void tb_add_pages(TB *tb)
+/* The physical page the code at key ends on, if it crosses a page
+ * boundary (its first instruction's second half: the window is
+ * contiguous, a mode's own translation gives next_page). */
+static uint64_t second_page(const TBKey *key)
 {
+    return key->next_page != TB_NO_PAGE ? key->next_page : (key->phys >> TARGET_PAGE_BITS) + 1;
+}
+
+/* With tb_lock held: put tb (translated) on the lists of its pages. */
+static void tb_add_pages(TB *tb, const TBKey *key)
+{
+    bool crosses = (tb->phys % TARGET_PAGE_SIZE) + tb->guest_size > TARGET_PAGE_SIZE;
     tb->page[0] = tb->phys >> TARGET_PAGE_BITS;
-    tb->page[1] = (tb->phys + tb->guest_size - 1) >> TARGET_PAGE_BITS;
+    tb->page[1] = crosses ? second_page(key) : tb->page[0];
     if (tb->page[1] == tb->page[0])
         tb->page[1] = TB_NO_PAGE;
     for (int i = 0; i < 2; i++) {
@@ -305,6 +316,7 @@ int tb_translate(CPUState *cpu, const TBKey *key, TB **out)
     memset(tb, 0, sizeof *tb);
     tb->pc = pc;
     tb->phys = key->phys;
+    tb->next_page = key->next_page;
     tb->flags = key->flags;
     size_t off = code_used;             /* blocks back to back, no padding */
     tb->host_off = (uint32_t)off;
@@ -316,7 +328,7 @@ int tb_translate(CPUState *cpu, const TBKey *key, TB **out)
      * instruction may end on the next page. */
     guest_mem.ops->code_watch(key->phys >> TARGET_PAGE_BITS);
     if (key->phys % TARGET_PAGE_SIZE == TARGET_PAGE_SIZE - 2)
-        guest_mem.ops->code_watch((key->phys >> TARGET_PAGE_BITS) + 1);
+        guest_mem.ops->code_watch(second_page(key));
     translate_block(tb, &e, &cold, map);
     tb->host_size = (uint32_t)(e.p - e.start);
     tb->cold_off = (uint32_t)cold_used;
@@ -326,7 +338,7 @@ int tb_translate(CPUState *cpu, const TBKey *key, TB **out)
     code_used = off + tb->host_size;
     cold_used = (cold_used + tb->cold_size + 15) & ~(size_t)15;
 
-    tb_add_pages(tb);
+    tb_add_pages(tb, key);
     tb->valid = true;
     hash_fit();
     hash_insert(tb);

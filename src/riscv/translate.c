@@ -658,12 +658,29 @@ static bool translate_insn(T *t)
 
 /* -- One block ------------------------------------------------------------------------- */
 
-/* The host bytes of the block being translated: code_bias + pc (its page
- * is contiguous in host memory; a block leaves its first page only in user
- * mode, where the whole window is). Translation is serialized (tb_lock). */
-static uintptr_t code_bias;
+/* The host bytes of the block being translated: code_bias + pc on its
+ * first page, next_bias + pc on the next, which only a first instruction
+ * that crosses into it reaches (the window is contiguous; a mode's own
+ * translation names that page in the key: tb.h). Translation is
+ * serialized (tb_lock). */
+static uintptr_t code_bias, next_bias;
+static uint64_t code_page;
 
-static const void *code_at(uint64_t pc) { return (const void *)(code_bias + (uintptr_t)pc); }
+static const void *code_at(uint64_t pc)
+{
+    uintptr_t bias = pc / TARGET_PAGE_SIZE == code_page ? code_bias : next_bias;
+    return (const void *)(bias + (uintptr_t)pc);
+}
+
+static void code_begin(const TB *tb)
+{
+    code_page = tb->pc / TARGET_PAGE_SIZE;
+    code_bias = (uintptr_t)guest_mem_code(tb->phys) - (uintptr_t)tb->pc;
+    next_bias = code_bias;
+    if (tb->next_page != TB_NO_PAGE)
+        next_bias = (uintptr_t)guest_mem_code(tb->next_page << TARGET_PAGE_BITS) -
+                    (uintptr_t)(code_page + 1) * TARGET_PAGE_SIZE;
+}
 
 /* The instruction bits at pc: one load if aligned (never torn by a
  * concurrent rewrite; 4 aligned bytes never cross a page), else by parcels. */
@@ -872,7 +889,7 @@ void translate_block(TB *tb, Emit *e, Emit *cold, uint16_t map[][2])
     uint8_t uses[32];
     Insn pre[TB_MAX_INSNS];
     T t = { .c = &c, .e = &c.e, .in = &in, .known = 1, .pre = pre };    /* x0 = 0 */
-    code_bias = (uintptr_t)guest_mem_code(tb->phys) - (uintptr_t)tb->pc;
+    code_begin(tb);
     unsigned npre = predecode(pc, pre, uses);     /* the loop below goes through pc in order */
     t.npre = npre;
 

@@ -414,12 +414,17 @@ static void slot_add(BeCtx *c, uint8_t *field, uint64_t target)
 /*
  * May a direct exit to target chain (a goto_tb slot)? In system mode only
  * inside the block's own virtual page (see guest_mem.h: the next page may
- * map elsewhere next time); such exits probe the jump cache instead, as
- * indirect ones do, which the mode empties whenever a translation changes.
+ * map elsewhere next time), so neither from nor to a block of an
+ * instruction that crosses into the next page (tb.h's TBKey: the
+ * target's may, at the page's last halfword); such exits probe the jump
+ * cache instead, as indirect ones do, which the mode empties whenever a
+ * translation changes.
  */
 static bool chainable(const BeCtx *c, uint64_t target)
 {
-    return !guest_mem.softmmu || target / TARGET_PAGE_SIZE == c->tb->pc / TARGET_PAGE_SIZE;
+    return !guest_mem.softmmu ||
+           (target / TARGET_PAGE_SIZE == c->tb->pc / TARGET_PAGE_SIZE &&
+            target % TARGET_PAGE_SIZE != TARGET_PAGE_SIZE - 2 && c->tb->next_page == TB_NO_PAGE);
 }
 
 /* A direct exit that does not chain: rax = target, then the jump-cache

@@ -8,7 +8,10 @@
 // tight loop that reads only memory (no CSR, no device), within a bound;
 // loads and stores through one base register (which xlat-system lets share
 // one TLB probe) across two pages that are not physically contiguous, into
-// an unmapped page and into a read-only one.
+// an unmapped page and into a read-only one; and a 4-byte instruction that
+// crosses from one virtual page into the next, run many times while the
+// next page is remapped (only that page fenced), rewritten (fence.i) and
+// unmapped (the fetch page fault names its second half).
 #include "sys.h"
 
 #define A(p) ((uint64_t)(uintptr_t)(p))
@@ -155,6 +158,70 @@ static void remapped_code(void)
     sfence_vma_addr(VA_CODE);
     CHECK_EQ("one alias remapped to page B: 2 + 1 a turn", run_in_mode_m(PRV_S, s_call_both, RUNS),
              3 * RUNS);
+    csr_write(satp, 0);
+    sfence_vma();
+}
+
+/* -- An instruction across two pages ------------------------------------------------------ */
+
+/* The function at VA_CROSS + 4094: addi a0, zero, n, whose upper half (the
+ * immediate) is the first halfword of the next virtual page, then ret. The
+ * next page is one of three physical pages, each with its own n. */
+#define VA_CROSS 0x40200000UL
+#define CROSS_FN (VA_CROSS + 4096 - 2)
+
+static void cross_half(int page, int n)
+{
+    volatile uint16_t *h = (volatile uint16_t *)test_pages[page];
+    h[0] = (uint16_t)(LI_A0(n) >> 16);
+    h[1] = (uint16_t)RET;
+    h[2] = (uint16_t)(RET >> 16);
+}
+
+static long s_call_cross(long runs)
+{
+    long sum = 0;
+    for (long i = 0; i < runs; i++)
+        sum += ((Fn)CROSS_FN)();
+    return sum;
+}
+
+static long s_fetch_cross(long unused)
+{
+    (void)unused;
+    return (long)probe_fetch(CROSS_FN);
+}
+
+static void crossing_insn(void)
+{
+    section("an instruction across two virtual pages");
+    const uint64_t X = PTE_V | PTE_R | PTE_X | PTE_A | PTE_D;
+    ((volatile uint16_t *)test_pages[2])[2047] = (uint16_t)LI_A0(0);
+    cross_half(3, 1);
+    cross_half(4, 2);
+    fence_i();
+    uint64_t *root = pt_identity(3);
+    pt_map(root, 3, VA_CROSS, A(test_pages[2]), X, 0);
+    uint64_t *next = pt_entry(root, 3, VA_CROSS + 4096, 0);
+    *next = pte_leaf(A(test_pages[3]), X);
+    csr_write(satp, satp_of(SATP_SV39, root));
+    sfence_vma();
+    CHECK_EQ("second half on page 1: 40 calls of addi 1", run_in_mode_m(PRV_S, s_call_cross, RUNS),
+             RUNS);
+    *next = pte_leaf(A(test_pages[4]), X);
+    sfence_vma_addr(VA_CROSS + 4096);
+    CHECK_EQ("second page remapped, only it fenced: addi 2",
+             run_in_mode_m(PRV_S, s_call_cross, RUNS), 2 * RUNS);
+    cross_half(4, 3);
+    fence_i();
+    CHECK_EQ("second half rewritten, fence.i: addi 3", run_in_mode_m(PRV_S, s_call_cross, RUNS),
+             3 * RUNS);
+    *next = 0;
+    sfence_vma_addr(VA_CROSS + 4096);
+    traps_reset();
+    run_in_mode_m(PRV_S, s_fetch_cross, 0);
+    expect_trap("second page unmapped: fetch page fault at its first byte", PRV_M,
+                EXC_FETCH_PAGE, CROSS_FN, VA_CROSS + 4096);
     csr_write(satp, 0);
     sfence_vma();
 }
@@ -340,5 +407,6 @@ void test_main(uint64_t hartid, uint64_t dtb)
     store_to_own_page();
     remapped_code();
     shared_probes();
+    crossing_insn();
     timer_in_tight_loop();
 }
