@@ -186,6 +186,12 @@ uint64_t jit_helper_interp(CPUState *cpu, uint64_t pc)
     return state_change_only(cpu, r) ? EXIT_REDISPATCH : r;
 }
 
+uint64_t jit_helper_fill(CPUState *cpu, uint64_t va, uint64_t info)
+{
+    return guest_mem.ops->probe_fill(cpu, va, info & 0xff, (enum mem_access)(info >> 8 & 0xff),
+                                     (unsigned)(info >> 16));
+}
+
 /* Not inlined into exec_run: its locals would then live across sigsetjmp. */
 static __attribute__((noinline)) enum exit_reason run_loop(CPUState *cpu)
 {

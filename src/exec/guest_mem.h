@@ -67,6 +67,14 @@ typedef struct GuestMemOps {
      * page), or NULL with *fault filled in. */
     void *(*slow)(struct CPUState *cpu, uint64_t addr, unsigned size, enum mem_access access,
                   MemFault *fault);
+    /* A mode with a softmmu TLB (exec/softmmu.h): translated code's probe
+     * of a load or store (MEM_LOAD, MEM_STORE) of size bytes at addr, in
+     * TLB tlb_idx, missed. Fill the entry so that the probe hits if the access is to
+     * plain RAM now: true; else false (a fault, a device, a watched code
+     * page, PMP, a page crossing: the slow path takes the instruction),
+     * with nothing raised or logged. */
+    bool (*probe_fill)(struct CPUState *cpu, uint64_t addr, unsigned size,
+                       enum mem_access access, unsigned tlb_idx);
     /* May cpu fetch the bytes [addr, addr+len) as instructions? */
     bool (*code_ok)(const struct CPUState *cpu, uint64_t addr, uint64_t len);
     /* Where the code at virtual addr is for cpu (the TB key's phys); false

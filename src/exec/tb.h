@@ -138,6 +138,9 @@ typedef struct JitRuntime {
      * registers spilled and reloaded around it): returns if fn returned 0,
      * else leaves with fn's result as the exit code. */
     uint8_t *helper_call;
+    /* rax = guest address, ecx = JIT_FILL_INFO: jit_helper_fill (mapped
+     * registers spilled and reloaded around it, rax its result); softmmu. */
+    uint8_t *fill_call;
 } JitRuntime;
 extern JitRuntime jit_rt;
 
@@ -147,5 +150,12 @@ uint16_t *tb_pcmap_alloc(unsigned n, uint32_t *index);
 /* The interpreter runs one instruction for translated code (jit_rt's
  * interp_call/interp_exit stubs): cpu->pc = pc, then interp_step. */
 uint64_t jit_helper_interp(CPUState *cpu, uint64_t pc);
+
+/* A softmmu probe missed (jit_rt.fill_call): refill the entry of the
+ * access described by JIT_FILL_INFO at va (GuestMemOps.probe_fill);
+ * nonzero if the probe hits now. */
+#define JIT_FILL_INFO(size, access, tlb_idx) \
+    ((uint32_t)(size) | (uint32_t)(access) << 8 | (uint32_t)(tlb_idx) << 16)
+uint64_t jit_helper_fill(CPUState *cpu, uint64_t va, uint64_t info);
 
 #endif

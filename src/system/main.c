@@ -337,7 +337,9 @@ static void usage(void)
            "                          no-tlb-resize (2^8, fixed), no-tlb-group (a probe for\n"
            "                          every access), no-asid-tlb (one set of TLBs, flushed\n"
            "                          at every satp write, instead of one per recent address\n"
-           "                          space); no-entry-specialize (one generic trap, ecall\n"
+           "                          space), no-tlb-fill (a probe's miss runs the access in\n"
+           "                          the interpreter instead of refilling the entry and\n"
+           "                          probing again); no-entry-specialize (one generic trap, ecall\n"
            "                          and xret entry for every privilege)\n",
            MACHINE_MAX_HARTS);
     exit(0);

@@ -194,6 +194,7 @@ static const GuestMemOps sys_ops = {
     .load = sys_load,
     .store = sys_store,
     .slow = sys_slow,
+    .probe_fill = tlb_probe_fill,
     .code_ok = sys_code_ok,
     .code_phys = sys_code_phys,
     .code_host = sys_code_host,

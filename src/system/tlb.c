@@ -592,10 +592,11 @@ static bool no_memory(uint64_t va, uint64_t pa, enum mem_access access, MemFault
 }
 
 /* Does PMP let an access of size bytes at physical pa through at mode? If
- * not, an access fault. *page_wide (if wanted): the answer holds for the
- * page. */
+ * not, an access fault (logged unless quiet). *page_wide (if wanted): the
+ * answer holds for the page. */
 static bool pmp_allows(const CPUState *cpu, uint64_t va, uint64_t pa, unsigned size,
-                       enum mem_access access, int mode, bool *page_wide, MemFault *fault)
+                       enum mem_access access, int mode, bool *page_wide, MemFault *fault,
+                       bool quiet)
 {
     bool wide;
     unsigned need = pmp_need(access);
@@ -604,31 +605,34 @@ static bool pmp_allows(const CPUState *cpu, uint64_t va, uint64_t pa, unsigned s
         *page_wide = wide;
     if (ok)
         return true;
-    xlat_log(LOG_MMU, "pmp: %c-mode %s at physical %#llx (virtual %#llx, pc %#llx) refused\n",
+    if (!quiet)
+        xlat_log(LOG_MMU, "pmp: %c-mode %s at physical %#llx (virtual %#llx, pc %#llx) refused\n",
              "USHM"[mode & 3], access_name(access), (unsigned long long)pa,
              (unsigned long long)va, (unsigned long long)cpu->pc);
     *fault = (MemFault){ .kind = MEM_FAULT_BUS, .access = (uint8_t)access, .addr = va };
     return false;
 }
 
-/* A miss in t at entry i: walk, check PMP, fill the tags access needs. */
+/* A miss in t at entry i: walk, check PMP, fill the tags access needs
+ * (faults logged unless quiet). */
 static bool fill(CPUState *cpu, SysTlb *t, size_t i, uint64_t va, unsigned size,
-                 enum mem_access access, MemFault *fault)
+                 enum mem_access access, MemFault *fault, bool quiet)
 {
     MmuResult r;
     if (!mmu_translate(cpu, va, access, sys_phys_u64, &r, fault)) {
-        xlat_log(LOG_MMU, "mmu: %s %s fault at %#llx (pc %#llx)\n", access_name(access),
+        if (!quiet)
+            xlat_log(LOG_MMU, "mmu: %s %s fault at %#llx (pc %#llx)\n", access_name(access),
                  fault->kind == MEM_FAULT_BUS ? "access" : "page", (unsigned long long)va,
                  (unsigned long long)cpu->pc);
         return false;
     }
     bool page_wide;
-    if (!pmp_allows(cpu, va, r.pa, size, access, r.mode, &page_wide, fault))
+    if (!pmp_allows(cpu, va, r.pa, size, access, r.mode, &page_wide, fault, quiet))
         return false;
     uint64_t pa_page = r.pa >> 12, page = va & ~0xfffULL;
     uint8_t *host = machine_ram_ptr(pa_page << 12, 4096);
     if (!host && !machine_find_mmio(r.pa))
-        return no_memory(va, r.pa, access, fault);
+        return quiet ? false : no_memory(va, r.pa, access, fault);
     if (r.page_mask > 0xfff)
         note_superpage(hart_of(cpu)->tlbs.cur, va, r.page_mask);
 
@@ -729,8 +733,8 @@ static bool victim_swap(SysTlb *t, size_t i, uint64_t page, enum mem_access acce
     return false;
 }
 
-bool tlb_lookup(CPUState *cpu, uint64_t va, unsigned size, enum mem_access access,
-                TlbHit *hit, MemFault *fault)
+static bool lookup(CPUState *cpu, uint64_t va, unsigned size, enum mem_access access,
+                   TlbHit *hit, MemFault *fault, bool quiet)
 {
     SysTlb *t = view_of(&hart_of(cpu)->tlbs, tlb_index_of(cpu, access));
     size_t i = (va >> 12) & ((1u << t->bits) - 1);
@@ -749,12 +753,12 @@ bool tlb_lookup(CPUState *cpu, uint64_t va, unsigned size, enum mem_access acces
         }
         if (victim_swap(t, i, va & ~0xfffULL, access))
             t->victim_hits++;
-        else if (!fill(cpu, t, i, va, size, access, fault))
+        else if (!fill(cpu, t, i, va, size, access, fault, quiet))
             return false;
         tag = __atomic_load_n(tagp, __ATOMIC_ACQUIRE);
     } else if ((tag & TLB_PMP) &&
                !pmp_allows(cpu, va, t->pa_page[i] << 12 | (va & 0xfff), size, access,
-                           mmu_effective_mode(cpu, access), NULL, fault)) {
+                           mmu_effective_mode(cpu, access), NULL, fault, quiet)) {
         return false;
     }
     hit->pa = t->pa_page[i] << 12 | (va & 0xfff);
@@ -766,6 +770,27 @@ bool tlb_lookup(CPUState *cpu, uint64_t va, unsigned size, enum mem_access acces
             __atomic_fetch_and(tagp, ~TLB_CODE, __ATOMIC_SEQ_CST);
     }
     return true;
+}
+
+bool tlb_lookup(CPUState *cpu, uint64_t va, unsigned size, enum mem_access access,
+                TlbHit *hit, MemFault *fault)
+{
+    return lookup(cpu, va, size, access, hit, fault, false);
+}
+
+bool tlb_probe_fill(CPUState *cpu, uint64_t va, unsigned size, enum mem_access access,
+                    unsigned idx)
+{
+    TlbHit hit;
+    MemFault fault;
+    if ((va & 0xfff) + size > 0x1000 || tlb_index_of(cpu, access) != idx ||
+        !lookup(cpu, va, size, access, &hit, &fault, true))
+        return false;
+    /* What the probe compares (exec/softmmu.h), in the table it reads. */
+    const TlbFast *f = &cpu->tlb[idx];
+    const TlbEntry *e = (const TlbEntry *)((uintptr_t)f->table + ((va >> 7) & f->mask));
+    uint64_t tag = access == MEM_LOAD ? e->addr_read : e->addr_write;
+    return tag == (va & ~0xfffULL);
 }
 
 /* -- Statistics ----------------------------------------------------------------------------- */

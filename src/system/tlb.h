@@ -130,6 +130,12 @@ void tlb_init(CPUState *cpu);
 bool tlb_lookup(CPUState *cpu, uint64_t va, unsigned size, enum mem_access access,
                 TlbHit *hit, MemFault *fault);
 
+/* Translated code's probe of a load or store (MEM_LOAD, MEM_STORE) in TLB
+ * idx missed: the lookup above, quiet; true if the probe hits now (plain
+ * RAM, no flag; never across a page). The core's GuestMemOps.probe_fill. */
+bool tlb_probe_fill(CPUState *cpu, uint64_t va, unsigned size, enum mem_access access,
+                    unsigned idx);
+
 /* Drop cpu's cached translations in every address space: all, or those of
  * the page holding vaddr (a superpage in a space's TLBs drops all of that
  * space's). Also empties the jump caches. */

@@ -177,23 +177,27 @@ void be_default_mxcsr(Emit *e)
 }
 
 /*
- * The C call the interpreter and helper stubs make: spill the mapped
- * registers, default MXCSR, then jit_helper_interp(cpu, pc = rax) (interp)
- * or rax(cpu) with rsp aligned down (translated code keeps it only 8-byte
- * aligned); rbx, spilled, holds the old rsp. Returns with rsp restored and
- * the result in rax.
+ * The C call the runtime stubs make: spill the mapped registers, then
+ * fn(cpu, rax, rcx), or with fn NULL rax(cpu), with rsp aligned down
+ * (translated code keeps it only 8-byte aligned); rbx, spilled, holds the
+ * old rsp. With mxcsr, the default MXCSR first (for C code that may
+ * compute in floating point: the interpreter, helpers). Returns with rsp
+ * restored and the result in rax.
  */
-static void emit_c_call(Emit *e, bool interp)
+static void emit_c_call(Emit *e, const void *fn, bool mxcsr)
 {
     be_store_mapped(e);
-    be_default_mxcsr(e);
+    if (mxcsr)
+        be_default_mxcsr(e);
     emit_lea(e, RDI, REG_CPU, NO_REG, 0, -CPU_BIAS, false);
-    if (interp)
+    if (fn) {
         emit_mov_rr(e, RSI, RAX);
+        emit_mov_rr(e, RDX, RCX);
+    }
     emit_mov_rr(e, RBX, RSP);
     emit_arith_ri(e, ARITH_AND, RSP, -16, false);
-    if (interp)
-        emit_mov_ri(e, RAX, (uint64_t)(uintptr_t)jit_helper_interp);
+    if (fn)
+        emit_mov_ri(e, RAX, (uint64_t)(uintptr_t)fn);
     emit_call_r(e, RAX);
     emit_mov_rr(e, RSP, RBX);
 }
@@ -293,14 +297,14 @@ void be_gen_runtime(Emit *e, JitRuntime *rt, uint8_t *gbase)
     /* interp_call: rax = guest pc; called from translated code. */
     emit_nops(e, (unsigned)(-(uintptr_t)e->p) & 15);
     rt->interp_call = e->p;
-    emit_c_call(e, true);
+    emit_c_call(e, jit_helper_interp, true);
     emit_return_or_leave(e, epilogue_stored, rt->lookup);
 
     /* interp_exit: rax = guest pc; jumped to. The interpreter leaves
      * cpu->pc at the next instruction: EXIT_LOOKUP resumes there. */
     emit_nops(e, (unsigned)(-(uintptr_t)e->p) & 15);
     rt->interp_exit = e->p;
-    emit_c_call(e, true);
+    emit_c_call(e, jit_helper_interp, true);
     emit_mov_ri(e, RCX, EXIT_LOOKUP);
     emit_test_rr(e, RAX, RAX);
     emit_cmov(e, CC_E, RAX, RCX);
@@ -309,8 +313,16 @@ void be_gen_runtime(Emit *e, JitRuntime *rt, uint8_t *gbase)
     /* helper_call: rax = fn, called with the CPUState; as interp_call after. */
     emit_nops(e, (unsigned)(-(uintptr_t)e->p) & 15);
     rt->helper_call = e->p;
-    emit_c_call(e, false);
+    emit_c_call(e, NULL, true);
     emit_return_or_leave(e, epilogue_stored, rt->lookup);
+
+    /* fill_call: rax = guest address, ecx = JIT_FILL_INFO; called. The
+     * refill computes nothing in floating point: MXCSR stays. */
+    emit_nops(e, (unsigned)(-(uintptr_t)e->p) & 15);
+    rt->fill_call = e->p;
+    emit_c_call(e, jit_helper_fill, false);
+    be_load_mapped(e);
+    emit_ret(e);
 
     /* ras_empty: a guest return popped the sentinel (rax = target pc): put
      * it back and look the target up. */
@@ -627,13 +639,52 @@ void be_insn_done(BeCtx *c)
     }
 }
 
+/*
+ * A probe's miss (rax = its entry, rcx = the page of the access's last
+ * byte), before s's slow path: if the entry maps another page or none,
+ * refill it (fill_call) and probe again. On to the slow path if the entry
+ * maps the page with a flag (a device, watched code, PMP: a refill cannot
+ * help; the returned jcc, taken before the swap to the fixed mapping) or
+ * the refill found no plain RAM (*swapped, after it).
+ */
+static uint8_t *emit_refill(BeCtx *c, Emit *e, const BeSlow *s, uint8_t **swapped)
+{
+    const BeRefill *r = &s->refill;
+    emit_modrm_mem(e, OPC_ARITH_GvEv | ARITH_XOR << 3 | P_REXW, RCX, RAX, NO_REG, 0, r->tag);
+    emit_arith_ri(e, ARITH_CMP, RCX, (int32_t)TLB_FLAGS, false);
+    uint8_t *flagged = emit_jcc(e, CC_BE);
+    if (r->addr == RCX) {
+        emit_ld64(e, RAX, REG_CPU, CPU_X_OFF(r->base));
+        emit_lea(e, RAX, RAX, NO_REG, 0, r->disp, false);
+    } else {
+        emit_lea(e, RAX, r->addr, NO_REG, 0, r->disp, false);
+    }
+    if (s->remapped)
+        emit_swap(c->tb, e, false);
+    emit_mov_ri(e, RCX, r->info);
+    emit_patch_rel32(emit_call(e), jit_rt.fill_call);
+    emit_test_rr(e, RAX, RAX);
+    *swapped = emit_jcc(e, CC_E);
+    if (s->remapped)
+        emit_swap(c->tb, e, true);
+    if (r->addr == RCX)
+        emit_ld64(e, RCX, REG_CPU, CPU_X_OFF(r->base));
+    emit_patch_rel32(emit_jmp(e), r->retry);
+    return flagged;
+}
+
 void be_tb_finish(BeCtx *c)
 {
     Emit *e = &c->cold;
     for (int i = 0; i < c->nslow; i++) {
         emit_patch_rel32(c->slow[i].jcc, e->p);
+        uint8_t *swapped = NULL;
+        if (c->slow[i].refill.retry)
+            emit_patch_rel32(emit_refill(c, e, &c->slow[i], &swapped), e->p);
         if (c->slow[i].remapped)
             emit_swap(c->tb, e, false);
+        if (swapped)
+            emit_patch_rel32(swapped, e->p);
         if (c->count)
             instret_add(e, (int32_t)c->slow[i].retired);
         emit_mov_ri(e, RAX, c->slow[i].pc);
@@ -759,14 +810,16 @@ static int guest_base_of(int *index)
  * disp, addr + disp + size) for the block's data TLB: rax = the entry, its
  * tag for the access kind compared with the page of the last byte (any
  * flag, or a page crossing, misses); then rcx = the addend. A miss, with
- * no branch target given (miss == NULL), goes to the interpreter, which
- * runs the whole instruction and comes back after it (be_insn_done);
- * else *miss is the jne to patch. Overwrites rcx even if addr is rcx
- * (probed_index).
+ * no branch target given (miss == NULL), refills the entry and probes
+ * again (emit_refill; not with --tune no-tlb-fill), or goes to the
+ * interpreter, which runs the whole instruction and comes back after it
+ * (be_insn_done); else *miss is the jne to patch. Overwrites rcx even if
+ * addr is rcx (probed_index: base's home has the address then).
  */
-static void tlb_probe(BeCtx *c, Emit *e, int addr, int32_t disp, int size, bool store,
+static void tlb_probe(BeCtx *c, Emit *e, int addr, int base, int32_t disp, int size, bool store,
                       uint64_t pc, uint8_t **miss)
 {
+    uint8_t *start = e->p;
     int32_t fast = CPU_OFF(tlb) + (int32_t)(c->tlb_idx * sizeof(TlbFast));
     int32_t tag = store ? (int32_t)offsetof(TlbEntry, addr_write)
                         : (int32_t)offsetof(TlbEntry, addr_read);
@@ -783,6 +836,10 @@ static void tlb_probe(BeCtx *c, Emit *e, int addr, int32_t disp, int size, bool 
         BeSlow *s = be_slow_add(c, pc);
         s->jcc = emit_jcc(e, CC_NE);
         s->resume_next = true;
+        if (tune.tlb_fill)
+            s->refill = (BeRefill){
+                .retry = start, .addr = addr, .base = base, .disp = disp, .tag = tag,
+                .info = JIT_FILL_INFO(size, store ? MEM_STORE : MEM_LOAD, c->tlb_idx) };
     }
     emit_ld64(e, RCX, RAX, (int32_t)offsetof(TlbEntry, addend));
 }
@@ -819,7 +876,7 @@ static void access_at(Emit *e, const Access *a, int host, int index)
 /* The access with its own probe, at e. */
 static void probed_access(BeCtx *c, Emit *e, const Access *a)
 {
-    tlb_probe(c, e, a->addr, a->disp, a->size, a->store, a->pc, NULL);
+    tlb_probe(c, e, a->addr, a->base, a->disp, a->size, a->store, a->pc, NULL);
     access_at(e, a, RCX, probed_index(e, a->addr, a->base));
 }
 
@@ -844,7 +901,8 @@ static void group_leader(BeCtx *c, const Access *a)
 {
     Emit *e = &c->e;
     uint8_t *miss;
-    tlb_probe(c, e, a->addr, c->group.lo, (int)c->group.span, c->group.store, a->pc, &miss);
+    tlb_probe(c, e, a->addr, a->base, c->group.lo, (int)c->group.span, c->group.store, a->pc,
+              &miss);
     emit_st64(e, RCX, REG_CPU, CPU_OFF(tlb_hold));
     access_at(e, a, RCX, probed_index(e, a->addr, a->base));
     Emit *cold = &c->cold;

@@ -62,6 +62,15 @@ _Static_assert(CPU_X_OFF(5) >= -128 && CPU_OFF(ras_floor) <= 120,
                "the hot CPUState fields fit a one-byte displacement from REG_CPU");
 
 /* Per-block code generation state. */
+/* A TLB probe's refill before its slow path (x86/backend.c: tlb_probe):
+ * the access, and where its probe starts (NULL: no refill). */
+typedef struct BeRefill {
+    uint8_t *retry;
+    int addr, base;             /* the guest address: host register addr (rcx: base's home) */
+    int32_t disp;
+    uint32_t info;              /* JIT_FILL_INFO */
+    int32_t tag;                /* the entry's tag the probe compares */
+} BeRefill;
 /* An out-of-line interpreter call for pc, then back to resume (NULL: leave
  * to the dispatcher instead). */
 typedef struct BeSlow {
@@ -71,6 +80,7 @@ typedef struct BeSlow {
     bool remapped;
     bool resume_next;           /* resume after this instruction (be_insn_done sets resume) */
     uint32_t retired;           /* be_count: instructions before it not yet counted */
+    BeRefill refill;
 } BeSlow;
 typedef struct BeStub { uint64_t target; } BeStub;     /* slot n: stub[n] */
 /* An exit poll's branch to its stub; indirect: the target pc is in rax. */
