@@ -84,6 +84,9 @@ bool exec_unwatch_all(void);
  * and stay.)
  */
 void exec_mapping_changed(CPUState *cpu, bool all, uint64_t vaddr);
+/* The same for the pages of [lo, hi] (a superpage: its span may be wide,
+ * but the sets hold blocks of few pages in it). */
+void exec_mapping_range_changed(CPUState *cpu, uint64_t lo, uint64_t hi);
 
 /*
  * Address spaces (system mode: one per TLB slot, the mode's numbers, 0 at

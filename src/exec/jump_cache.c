@@ -404,6 +404,28 @@ void exec_mapping_changed(CPUState *cpu, bool all, uint64_t vaddr)
     pthread_mutex_unlock(&tb_lock);
 }
 
+/* Forget set s's blocks of the pages of [lo, hi]: those it has blocks of. */
+static void set_forget_range(const CPUState *cpu, JcSet *s, uint64_t lo, uint64_t hi)
+{
+    if (!s->table || s->stale || !s->pages.slot)
+        return;
+    for (size_t k = 0; k < (size_t)1 << s->pages.bits; k++) {
+        uint64_t page = s->pages.slot[k] - 1;
+        if (s->pages.slot[k] && page >= lo / TARGET_PAGE_SIZE && page <= hi / TARGET_PAGE_SIZE)
+            set_forget_page(cpu, s, page * TARGET_PAGE_SIZE);
+    }
+}
+
+void exec_mapping_range_changed(CPUState *cpu, uint64_t lo, uint64_t hi)
+{
+    if (!cpu->jc)
+        return;
+    pthread_mutex_lock(&tb_lock);
+    for (unsigned i = 0; i < JC_SETS; i++)
+        set_forget_range(cpu, &cpu->jc_sets->set[i], lo, hi);
+    pthread_mutex_unlock(&tb_lock);
+}
+
 void exec_space_changed(CPUState *cpu, unsigned space, unsigned group)
 {
     if (!cpu->jc)

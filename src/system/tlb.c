@@ -18,8 +18,10 @@
  *
  * A superpage translation is cached as the 4 KiB entries used, so a flush
  * of one address inside a superpage a space's TLBs hold drops them all
- * (TlbSpace.super_span: the span such translations cover since its last
- * full flush), and its jump-cache entries with them.
+ * (TlbSpace.super: the spans such translations cover since its last full
+ * flush, a few apart, so that a kernel's boot mapping of its physical
+ * addresses does not make every user page's fence a full flush), and its
+ * jump-cache entries with them.
  */
 #define _GNU_SOURCE
 #include "system/tlb.h"
@@ -252,7 +254,7 @@ static void view_init(SysTlb *t)
     unsigned bits = tune.tlb_bits ? tune.tlb_bits : TLB_BITS_START;
     t->table = map_noreserve(sizeof(TlbEntry) << TLB_BITS_MAX);
     t->pa_page = map_noreserve(sizeof(uint64_t) << TLB_BITS_MAX);
-    t->global = map_noreserve((size_t)1 << TLB_BITS_MAX);
+    t->attr = map_noreserve((size_t)1 << TLB_BITS_MAX);
     t->window_start = now_ns();
     memset(t->table, 0xff, sizeof(TlbEntry) << bits);
     memset(t->victim, 0xff, sizeof t->victim);
@@ -283,19 +285,72 @@ static void view_flush(SysTlb *t, uint64_t now)
     t->flushes++;
 }
 
+/* The page an entry maps (it is not empty). */
+static uint64_t entry_page(const TlbEntry *e)
+{
+    uint64_t tag = !(e->addr_read & TLB_INVALID) ? e->addr_read
+                 : !(e->addr_write & TLB_INVALID) ? e->addr_write : e->addr_code;
+    return tag & ~TLB_FLAGS;
+}
+
 static bool entry_maps(const TlbEntry *e, uint64_t page)
 {
     return tag_maps(e->addr_read, page) || tag_maps(e->addr_write, page) ||
            tag_maps(e->addr_code, page);
 }
 
-static void note_superpage(TlbSpace *s, uint64_t va, uint64_t page_mask)
+/* The span of ss that superpage [lo, hi] joins: one it meets or touches;
+ * else a free one; else the one it grows least (a superpage may then be in
+ * two spans, which is safe). */
+static TlbSuperSpan *span_for(TlbSuperSpans *ss, uint64_t lo, uint64_t hi)
+{
+    TlbSuperSpan *best = NULL;
+    uint64_t best_growth = UINT64_MAX;
+    for (unsigned k = 0; k < ss->n; k++) {
+        TlbSuperSpan *p = &ss->span[k];
+        if (lo <= p->hi + 1 && p->lo <= hi + 1)
+            return p;
+        uint64_t growth = lo < p->lo ? p->lo - lo : hi - p->hi;
+        if (growth < best_growth) {
+            best_growth = growth;
+            best = p;
+        }
+    }
+    if (ss->n < TLB_SUPER_SPANS) {
+        best = &ss->span[ss->n++];
+        *best = (TlbSuperSpan){ lo, hi, 0 };
+    }
+    return best;
+}
+
+/* The level of a translation of page_mask + 1 bytes (0: 4 KiB). */
+static unsigned super_level(uint64_t page_mask)
+{
+    unsigned level = 0;
+    while (page_mask >> (12 + 9 * level))
+        level++;
+    return level;
+}
+
+static void spans_note(TlbSuperSpans *ss, uint64_t va, uint64_t page_mask)
 {
     uint64_t lo = va & ~page_mask, hi = lo + page_mask;
-    if (lo < s->super_span.lo)
-        s->super_span.lo = lo;
-    if (hi > s->super_span.hi)
-        s->super_span.hi = hi;
+    TlbSuperSpan *p = span_for(ss, lo, hi);
+    if (lo < p->lo)
+        p->lo = lo;
+    if (hi > p->hi)
+        p->hi = hi;
+    if (super_level(page_mask) > p->level)
+        p->level = super_level(page_mask);
+}
+
+/* The span of ss holding vaddr, or NULL. */
+static const TlbSuperSpan *spans_find(const TlbSuperSpans *ss, uint64_t vaddr)
+{
+    for (unsigned k = 0; k < ss->n; k++)
+        if (vaddr - ss->span[k].lo <= ss->span[k].hi - ss->span[k].lo)
+            return &ss->span[k];
+    return NULL;
 }
 
 /* Drop t's translations of the page at vaddr (a 4 KiB one). */
@@ -312,17 +367,46 @@ static void view_flush_page(SysTlb *t, uint64_t vaddr)
             memset(&t->victim[v], 0xff, sizeof t->victim[v]);
 }
 
+/* Does the entry with attr map a page of a superpage holding vaddr? */
+static bool in_same_superpage(const TlbEntry *e, uint8_t attr, uint64_t vaddr)
+{
+    unsigned level = attr >> 1;
+    if (!level || entry_empty(e))
+        return false;
+    uint64_t mask = ((uint64_t)1 << (12 + 9 * level)) - 1;
+    return ((entry_page(e) ^ vaddr) & ~mask) == 0;
+}
+
+/* Drop t's translations of the page at vaddr and of every page of a
+ * superpage (of at most level) holding it: the entries cached from it, at
+ * the indexes of its pages or, if there are fewer entries, anywhere. */
+static void view_flush_superpage(SysTlb *t, uint64_t vaddr, unsigned level)
+{
+    size_t entries = (size_t)1 << t->bits, pages = (size_t)1 << (9 * level);
+    view_flush_page(t, vaddr);
+    for (size_t k = 0; k < (pages < entries ? pages : entries); k++) {
+        size_t i = pages < entries ? ((vaddr >> 12 & ~(pages - 1)) + k) & (entries - 1) : k;
+        if (in_same_superpage(&t->table[i], t->attr[i], vaddr)) {
+            memset(&t->table[i], 0xff, sizeof t->table[i]);
+            t->used -= t->used > 0;
+        }
+    }
+    for (unsigned v = 0; v < TLB_VICTIMS; v++)
+        if (in_same_superpage(&t->victim[v], t->victim_attr[v], vaddr))
+            memset(&t->victim[v], 0xff, sizeof t->victim[v]);
+}
+
 /* Drop t's entries of non-global mappings. */
 static void view_flush_local(SysTlb *t)
 {
     size_t entries = (size_t)1 << t->bits;
     for (size_t i = 0; i < entries; i++)
-        if (!t->global[i] && !entry_empty(&t->table[i])) {
+        if (!(t->attr[i] & TLB_ATTR_GLOBAL) && !entry_empty(&t->table[i])) {
             memset(&t->table[i], 0xff, sizeof t->table[i]);
             t->used -= t->used > 0;
         }
     for (unsigned v = 0; v < TLB_VICTIMS; v++)
-        if (!t->victim_global[v])
+        if (!(t->victim_attr[v] & TLB_ATTR_GLOBAL))
             memset(&t->victim[v], 0xff, sizeof t->victim[v]);
 }
 
@@ -331,27 +415,23 @@ static void space_flush(TlbSpace *s, uint64_t now)
 {
     for (unsigned idx = 0; idx < TLB_SPACE_VIEWS; idx++)
         view_flush(&s->view[idx], now);
-    s->super_span.lo = UINT64_MAX;
-    s->super_span.hi = 0;
+    s->super.n = s->code_super.n = 0;
     s->watch_gen = __atomic_load_n(&code_watch_gen, __ATOMIC_SEQ_CST);
 }
 
-static bool in_super_span(const TlbSpace *s, uint64_t vaddr)
-{
-    return vaddr - s->super_span.lo <= s->super_span.hi - s->super_span.lo;
-}
 
-/* Drop s's translations of the page at vaddr; true if that dropped them
- * all (vaddr is inside a superpage s holds). */
+/* Drop s's translations of the page at vaddr, and of the superpage
+ * holding it if s holds one (then true). */
 static bool space_flush_page(TlbSpace *s, uint64_t vaddr)
 {
-    if (in_super_span(s, vaddr)) {
-        space_flush(s, sizing_now());
-        return true;
+    const TlbSuperSpan *p = spans_find(&s->super, vaddr);
+    for (unsigned idx = 0; idx < TLB_SPACE_VIEWS; idx++) {
+        if (p)
+            view_flush_superpage(&s->view[idx], vaddr, p->level);
+        else
+            view_flush_page(&s->view[idx], vaddr);
     }
-    for (unsigned idx = 0; idx < TLB_SPACE_VIEWS; idx++)
-        view_flush_page(&s->view[idx], vaddr);
-    return false;
+    return p != NULL;
 }
 
 void tlb_flush(CPUState *cpu, bool all, uint64_t vaddr)
@@ -372,18 +452,27 @@ void tlb_flush(CPUState *cpu, bool all, uint64_t vaddr)
         exec_space_changed(cpu, space_index(ts, ts->cur), group_of(ts->cur->satp));
     } else {
         /* The other spaces take the page when they are current again
-         * (space_catch_up). A superpage covering vaddr drops its space's
-         * entries, and every jump cache (a shared set may hold other pages
-         * of it). */
-        bool whole = false;
+         * (space_catch_up). A superpage covering vaddr drops its entries,
+         * and the jump caches' blocks of the spans of superpages holding
+         * it (a shared set may hold other pages of it). */
+        uint64_t lo = UINT64_MAX, hi = 0;
         view_flush_page(&ts->m, vaddr);
         ts->fence_log[ts->fences++ % TLB_FENCE_LOG] = vaddr;
-        for (unsigned i = 0; i < TLB_SPACES; i++)
-            if (ts->space[i].in_use && &ts->space[i] != ts->cur)
-                whole |= in_super_span(&ts->space[i], vaddr);
-        whole |= space_flush_page(ts->cur, vaddr);
+        for (unsigned i = 0; i < TLB_SPACES; i++) {
+            const TlbSuperSpan *p =
+                ts->space[i].in_use ? spans_find(&ts->space[i].code_super, vaddr) : NULL;
+            if (p) {            /* the superpage of vaddr, at the span's largest size */
+                uint64_t mask = ((uint64_t)1 << (12 + 9 * p->level)) - 1;
+                lo = (vaddr & ~mask) < lo ? vaddr & ~mask : lo;
+                hi = (vaddr | mask) > hi ? vaddr | mask : hi;
+            }
+        }
+        space_flush_page(ts->cur, vaddr);
         ts->cur->fences_seen = ts->fences;
-        exec_mapping_changed(cpu, whole, vaddr);
+        if (lo <= hi)
+            exec_mapping_range_changed(cpu, lo, hi);
+        else
+            exec_mapping_changed(cpu, false, vaddr);
     }
     publish(cpu);
 }
@@ -414,13 +503,6 @@ static TlbSpace *space_to_take(HartTlbs *ts)
     return lru;
 }
 
-/* The page an entry maps (it is not empty). */
-static uint64_t entry_page(const TlbEntry *e)
-{
-    uint64_t tag = !(e->addr_read & TLB_INVALID) ? e->addr_read
-                 : !(e->addr_write & TLB_INVALID) ? e->addr_write : e->addr_code;
-    return tag & ~TLB_FLAGS;
-}
 
 /* Copy from's global entries into the free entries of to. A store tag
  * learns of code watches here: one made since to's space was flushed may
@@ -431,14 +513,14 @@ static void view_copy_globals(SysTlb *to, const SysTlb *from)
     size_t entries = (size_t)1 << from->bits, mask = ((size_t)1 << to->bits) - 1;
     for (size_t i = 0; i < entries; i++) {
         const TlbEntry *e = &from->table[i];
-        if (!from->global[i] || entry_empty(e))
+        if (!(from->attr[i] & TLB_ATTR_GLOBAL) || entry_empty(e))
             continue;
         size_t j = (entry_page(e) >> 12) & mask;
         if (!entry_empty(&to->table[j]))
             continue;
         to->table[j] = *e;
         to->pa_page[j] = from->pa_page[i];
-        to->global[j] = 1;
+        to->attr[j] = from->attr[i];
         if (!(e->addr_write & TLB_INVALID) && code_watched(from->pa_page[i]))
             to->table[j].addr_write |= TLB_CODE;
         to->used++;
@@ -461,7 +543,8 @@ static void space_take(CPUState *cpu, TlbSpace *s, uint64_t satp)
     if (group_of(satp) != EXEC_NO_GROUP && group_of(satp) == group_of(ts->cur->satp)) {
         for (unsigned idx = 0; idx < TLB_SPACE_VIEWS; idx++)
             view_copy_globals(&s->view[idx], &ts->cur->view[idx]);
-        s->super_span = ts->cur->super_span;
+        s->super = ts->cur->super;
+        s->code_super = ts->cur->code_super;
     }
     exec_space_mapping_changed(cpu, space_index(ts, s), true, 0);
 }
@@ -547,10 +630,10 @@ bool tlb_code_global(const CPUState *cpu, uint64_t va)
     uint64_t page = va & ~0xfffULL;
     size_t i = (va >> 12) & ((1u << t->bits) - 1);
     if (tag_maps(t->table[i].addr_code, page))
-        return t->global[i];
+        return t->attr[i] & TLB_ATTR_GLOBAL;
     for (unsigned v = 0; v < TLB_VICTIMS; v++)
         if (tag_maps(t->victim[v].addr_code, page))
-            return t->victim_global[v];
+            return t->victim_attr[v] & TLB_ATTR_GLOBAL;
     return false;
 }
 
@@ -633,8 +716,12 @@ static bool fill(CPUState *cpu, SysTlb *t, size_t i, uint64_t va, unsigned size,
     uint8_t *host = machine_ram_ptr(pa_page << 12, 4096);
     if (!host && !machine_find_mmio(r.pa))
         return quiet ? false : no_memory(va, r.pa, access, fault);
-    if (r.page_mask > 0xfff)
-        note_superpage(hart_of(cpu)->tlbs.cur, va, r.page_mask);
+    if (r.page_mask > 0xfff) {
+        TlbSpace *s = hart_of(cpu)->tlbs.cur;
+        spans_note(&s->super, va, r.page_mask);
+        if (access == MEM_FETCH)
+            spans_note(&s->code_super, va, r.page_mask);
+    }
 
     TlbEntry *e = &t->table[i];
     bool same = t->pa_page[i] == pa_page && entry_maps(e, page);
@@ -645,12 +732,12 @@ static bool fill(CPUState *cpu, SysTlb *t, size_t i, uint64_t va, unsigned size,
             unsigned v = t->victim_next++ % TLB_VICTIMS;
             t->victim[v] = *e;
             t->victim_pa_page[v] = t->pa_page[i];
-            t->victim_global[v] = t->global[i];
+            t->victim_attr[v] = t->attr[i];
         }
         e->addr_read = e->addr_write = e->addr_code = TLB_EMPTY;
     }
     t->pa_page[i] = pa_page;
-    t->global[i] = r.global;
+    t->attr[i] = (uint8_t)((r.global ? TLB_ATTR_GLOBAL : 0) | super_level(r.page_mask) << 1);
     e->addend = host ? (uint64_t)(uintptr_t)host - page : 0;
     uint64_t tag = page | (host ? 0 : TLB_MMIO) | (page_wide ? 0 : TLB_PMP);
     t->fills++;
@@ -699,7 +786,7 @@ static void view_grow(SysTlb *t)
         if (entry_empty(e) || !((entry_page(e) >> 12) & n))
             continue;
         t->pa_page[i + n] = t->pa_page[i];
-        t->global[i + n] = t->global[i];
+        t->attr[i + n] = t->attr[i];
         t->table[i + n] = *e;
         memset(e, 0xff, sizeof *e);
         if (!(t->table[i + n].addr_write & TLB_INVALID) && code_watched(t->pa_page[i + n]))
@@ -719,15 +806,15 @@ static bool victim_swap(SysTlb *t, size_t i, uint64_t page, enum mem_access acce
             continue;
         TlbEntry e = t->table[i];
         uint64_t pa = t->pa_page[i];
-        uint8_t global = t->global[i];
+        uint8_t attr = t->attr[i];
         if (entry_empty(&e))
             t->used++;                  /* the table holds one more */
         t->table[i] = t->victim[v];
         t->pa_page[i] = t->victim_pa_page[v];
-        t->global[i] = t->victim_global[v];
+        t->attr[i] = t->victim_attr[v];
         t->victim[v] = e;
         t->victim_pa_page[v] = pa;
-        t->victim_global[v] = global;
+        t->victim_attr[v] = attr;
         return true;
     }
     return false;

@@ -60,10 +60,11 @@
  * what the seed's dynamic sizing counts.
  */
 #define TLB_VICTIMS 8
+#define TLB_ATTR_GLOBAL 1                 /* SysTlb.attr: a global mapping (PTE G) */
 typedef struct SysTlb {
     TlbEntry *table;                   /* NULL until the space is first used */
     uint64_t *pa_page;                 /* per entry: the physical page it maps */
-    uint8_t *global;                   /* per entry: a global mapping (PTE G) */
+    uint8_t *attr;                     /* per entry: TLB_ATTR_GLOBAL | superpage level << 1 */
     unsigned bits;                     /* log2 of the entries in use */
     unsigned used;                     /* entries filled since the last full flush */
     unsigned window_max;               /* the most used in this sizing window */
@@ -71,7 +72,7 @@ typedef struct SysTlb {
     /* The victim TLB: entries the table evicted, searched before a walk. */
     TlbEntry victim[TLB_VICTIMS];
     uint64_t victim_pa_page[TLB_VICTIMS];
-    uint8_t victim_global[TLB_VICTIMS];
+    uint8_t victim_attr[TLB_VICTIMS];
     unsigned victim_next;
     /* -d stats: slow-path lookups, their misses in the table, the misses
      * the victims served (the rest walked: fills), flushes, resizes. */
@@ -83,6 +84,12 @@ typedef struct SysTlb {
 #define TLB_SPACE_VIEWS TLB_IDX_M
 #define TLB_SPACES 8
 
+/* Virtual addresses [lo, hi] holding superpages (of at most level: 1 is
+ * 2 MiB) a space's TLBs cached; a few of them. */
+typedef struct TlbSuperSpan { uint64_t lo, hi; unsigned level; } TlbSuperSpan;
+#define TLB_SUPER_SPANS 4
+typedef struct TlbSuperSpans { TlbSuperSpan span[TLB_SUPER_SPANS]; unsigned n; } TlbSuperSpans;
+
 /* The TLBs of one address space (one satp value). */
 typedef struct TlbSpace {
     uint64_t satp;                     /* MODE, ASID and root PPN its entries are of */
@@ -90,7 +97,8 @@ typedef struct TlbSpace {
     uint64_t last_used;                /* HartTlbs.clock when it last became current */
     unsigned watch_gen;                /* the code watches its entries know of (tlb.c) */
     uint64_t fences_seen;              /* HartTlbs.fences applied to it */
-    struct { uint64_t lo, hi; } super_span;  /* the superpages its entries cover */
+    TlbSuperSpans super;               /* the superpages its entries cover */
+    TlbSuperSpans code_super;          /* those it fetched from (jump caches) */
     SysTlb view[TLB_SPACE_VIEWS];
 } TlbSpace;
 

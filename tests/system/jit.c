@@ -11,7 +11,8 @@
 // an unmapped page and into a read-only one; and a 4-byte instruction that
 // crosses from one virtual page into the next, run many times while the
 // next page is remapped (only that page fenced), rewritten (fence.i) and
-// unmapped (the fetch page fault names its second half).
+// unmapped (the fetch page fault names its second half); code in a 2 MiB
+// page whose leaf is changed and fenced at another 4 KiB page of it.
 #include "sys.h"
 
 #define A(p) ((uint64_t)(uintptr_t)(p))
@@ -226,6 +227,46 @@ static void crossing_insn(void)
     sfence_vma();
 }
 
+/* -- Code in a superpage ---------------------------------------------------------------- */
+
+/* A 2 MiB leaf at VA_SUPER, to one of two 2 MiB pieces of RAM the image
+ * does not use, each with li a0, n; ret at SUPER_FN's offset. */
+#define VA_SUPER 0x40600000UL
+#define SUPER_FN (VA_SUPER + 0x5000)
+#define RAM_FREE 0x80200000UL
+#define RAM_FREE2 0x80400000UL
+
+static long s_call_super(long runs)
+{
+    long sum = 0;
+    for (long i = 0; i < runs; i++)
+        sum += ((Fn)SUPER_FN)();
+    return sum;
+}
+
+static void superpage_code(void)
+{
+    section("code in a 2 MiB page, its leaf changed");
+    const uint64_t X = PTE_V | PTE_R | PTE_X | PTE_A | PTE_D;
+    for (int n = 1; n <= 2; n++) {
+        volatile uint32_t *code = (volatile uint32_t *)((n == 1 ? RAM_FREE : RAM_FREE2) + 0x5000);
+        code[0] = LI_A0(n);
+        code[1] = RET;
+    }
+    fence_i();
+    uint64_t *root = pt_identity(3);
+    pt_map(root, 3, VA_SUPER, RAM_FREE, X, 1);
+    csr_write(satp, satp_of(SATP_SV39, root));
+    sfence_vma();
+    CHECK_EQ("first piece: 40 calls of li 1", run_in_mode_m(PRV_S, s_call_super, RUNS), RUNS);
+    *pt_entry(root, 3, VA_SUPER, 1) = pte_leaf(RAM_FREE2, X);
+    sfence_vma_addr(VA_SUPER + 0x1000);
+    CHECK_EQ("leaf to the second, sfence.vma of another 4 KiB page of it: li 2",
+             run_in_mode_m(PRV_S, s_call_super, RUNS), 2 * RUNS);
+    csr_write(satp, 0);
+    sfence_vma();
+}
+
 /* -- Loads and stores that share a TLB probe ---------------------------------------- */
 
 /* xlat-system lets accesses through one base register in a block share one
@@ -408,5 +449,6 @@ void test_main(uint64_t hartid, uint64_t dtb)
     remapped_code();
     shared_probes();
     crossing_insn();
+    superpage_code();
     timer_in_tight_loop();
 }
