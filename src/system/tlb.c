@@ -344,13 +344,16 @@ static void spans_note(TlbSuperSpans *ss, uint64_t va, uint64_t page_mask)
         p->level = super_level(page_mask);
 }
 
-/* The span of ss holding vaddr, or NULL. */
-static const TlbSuperSpan *spans_find(const TlbSuperSpans *ss, uint64_t vaddr)
+/* The largest level of the spans of ss holding vaddr (spans may overlap),
+ * or -1 if none does. */
+static int spans_level(const TlbSuperSpans *ss, uint64_t vaddr)
 {
+    int level = -1;
     for (unsigned k = 0; k < ss->n; k++)
-        if (vaddr - ss->span[k].lo <= ss->span[k].hi - ss->span[k].lo)
-            return &ss->span[k];
-    return NULL;
+        if (vaddr - ss->span[k].lo <= ss->span[k].hi - ss->span[k].lo &&
+            (int)ss->span[k].level > level)
+            level = (int)ss->span[k].level;
+    return level;
 }
 
 /* Drop t's translations of the page at vaddr (a 4 KiB one). */
@@ -419,19 +422,18 @@ static void space_flush(TlbSpace *s, uint64_t now)
     s->watch_gen = __atomic_load_n(&code_watch_gen, __ATOMIC_SEQ_CST);
 }
 
-
 /* Drop s's translations of the page at vaddr, and of the superpage
  * holding it if s holds one (then true). */
 static bool space_flush_page(TlbSpace *s, uint64_t vaddr)
 {
-    const TlbSuperSpan *p = spans_find(&s->super, vaddr);
+    int level = spans_level(&s->super, vaddr);
     for (unsigned idx = 0; idx < TLB_SPACE_VIEWS; idx++) {
-        if (p)
-            view_flush_superpage(&s->view[idx], vaddr, p->level);
+        if (level > 0)
+            view_flush_superpage(&s->view[idx], vaddr, (unsigned)level);
         else
             view_flush_page(&s->view[idx], vaddr);
     }
-    return p != NULL;
+    return level > 0;
 }
 
 void tlb_flush(CPUState *cpu, bool all, uint64_t vaddr)
@@ -459,10 +461,9 @@ void tlb_flush(CPUState *cpu, bool all, uint64_t vaddr)
         view_flush_page(&ts->m, vaddr);
         ts->fence_log[ts->fences++ % TLB_FENCE_LOG] = vaddr;
         for (unsigned i = 0; i < TLB_SPACES; i++) {
-            const TlbSuperSpan *p =
-                ts->space[i].in_use ? spans_find(&ts->space[i].code_super, vaddr) : NULL;
-            if (p) {            /* the superpage of vaddr, at the span's largest size */
-                uint64_t mask = ((uint64_t)1 << (12 + 9 * p->level)) - 1;
+            int level = ts->space[i].in_use ? spans_level(&ts->space[i].code_super, vaddr) : -1;
+            if (level > 0) {    /* the superpage of vaddr, at the spans' largest size */
+                uint64_t mask = ((uint64_t)1 << (12 + 9 * level)) - 1;
                 lo = (vaddr & ~mask) < lo ? vaddr & ~mask : lo;
                 hi = (vaddr | mask) > hi ? vaddr | mask : hi;
             }
@@ -502,7 +503,6 @@ static TlbSpace *space_to_take(HartTlbs *ts)
     }
     return lru;
 }
-
 
 /* Copy from's global entries into the free entries of to. A store tag
  * learns of code watches here: one made since to's space was flushed may
