@@ -50,6 +50,7 @@ typedef struct Tune {
     bool tlb_group;     /* system mode: accesses through one base register share a TLB probe */
     bool asid_tlb;      /* system mode: TLBs kept per address space; else a satp write flushes */
     bool tlb_fill;      /* system mode: a probe's miss refills and retries; else the interpreter */
+    bool huge_ram;      /* system mode: guest RAM in transparent huge pages (MADV_HUGEPAGE) */
     unsigned jc_bits;   /* log2 of jump cache entries (10..18, default 16) */
     unsigned tlb_bits;  /* system mode: log2 of every TLB's entries, fixed (0: sized) */
 } Tune;

@@ -339,7 +339,8 @@ static void usage(void)
            "                          at every satp write, instead of one per recent address\n"
            "                          space), no-tlb-fill (a probe's miss runs the access in\n"
            "                          the interpreter instead of refilling the entry and\n"
-           "                          probing again); no-entry-specialize (one generic trap, ecall\n"
+           "                          probing again), no-huge-ram (guest RAM without\n"
+           "                          MADV_HUGEPAGE); no-entry-specialize (one generic trap, ecall\n"
            "                          and xret entry for every privilege)\n",
            MACHINE_MAX_HARTS);
     exit(0);
@@ -457,14 +458,25 @@ static void setup_gdb(const Options *o)
         die("-gdb %s: %s", o->gdb, err);
 }
 
+/*
+ * Guest RAM, 2 MiB aligned and (unless -tune no-huge-ram) in the host's
+ * transparent huge pages where it gives them (enabled=madvise, Debian's
+ * default: QEMU asks for them too): the guest kernel maps its RAM with 2
+ * MiB pages and THP backs user memory with them, so one host TLB entry
+ * then covers what a guest superpage does.
+ */
+#define HUGE_PAGE (2ULL << 20)
 static void setup_ram(uint64_t size)
 {
-    void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-                   -1, 0);
+    void *p = mmap(NULL, size + HUGE_PAGE, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (p == MAP_FAILED)
         die("cannot allocate %llu MiB of RAM: %s", (unsigned long long)(size >> 20),
             strerror(errno));
-    machine.ram = p;
+    uint8_t *ram = (uint8_t *)(((uintptr_t)p + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1));
+    if (tune.huge_ram)
+        madvise(ram, size, MADV_HUGEPAGE);      /* a hint: without THP, 4 KiB pages */
+    machine.ram = ram;
     machine.ram_size = size;
 }
 
