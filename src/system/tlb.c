@@ -332,16 +332,23 @@ static unsigned super_level(uint64_t page_mask)
     return level;
 }
 
+/* The page mask of a translation at level (super_level's inverse). */
+static uint64_t level_mask(unsigned level)
+{
+    return ((uint64_t)1 << (12 + 9 * level)) - 1;
+}
+
 static void spans_note(TlbSuperSpans *ss, uint64_t va, uint64_t page_mask)
 {
     uint64_t lo = va & ~page_mask, hi = lo + page_mask;
+    unsigned level = super_level(page_mask);
     TlbSuperSpan *p = span_for(ss, lo, hi);
     if (lo < p->lo)
         p->lo = lo;
     if (hi > p->hi)
         p->hi = hi;
-    if (super_level(page_mask) > p->level)
-        p->level = super_level(page_mask);
+    if (level > p->level)
+        p->level = level;
 }
 
 /* The largest level of the spans of ss holding vaddr (spans may overlap),
@@ -376,8 +383,7 @@ static bool in_same_superpage(const TlbEntry *e, uint8_t attr, uint64_t vaddr)
     unsigned level = attr >> 1;
     if (!level || entry_empty(e))
         return false;
-    uint64_t mask = ((uint64_t)1 << (12 + 9 * level)) - 1;
-    return ((entry_page(e) ^ vaddr) & ~mask) == 0;
+    return ((entry_page(e) ^ vaddr) & ~level_mask(level)) == 0;
 }
 
 /* Drop t's translations of the page at vaddr and of every page of a
@@ -463,7 +469,7 @@ void tlb_flush(CPUState *cpu, bool all, uint64_t vaddr)
         for (unsigned i = 0; i < TLB_SPACES; i++) {
             int level = ts->space[i].in_use ? spans_level(&ts->space[i].code_super, vaddr) : -1;
             if (level > 0) {    /* the superpage of vaddr, at the spans' largest size */
-                uint64_t mask = ((uint64_t)1 << (12 + 9 * level)) - 1;
+                uint64_t mask = level_mask((unsigned)level);
                 lo = (vaddr & ~mask) < lo ? vaddr & ~mask : lo;
                 hi = (vaddr | mask) > hi ? vaddr | mask : hi;
             }
