@@ -679,8 +679,10 @@ void be_tb_finish(BeCtx *c)
     for (int i = 0; i < c->nslow; i++) {
         emit_patch_rel32(c->slow[i].jcc, e->p);
         uint8_t *swapped = NULL;
-        if (c->slow[i].refill.retry)
-            emit_patch_rel32(emit_refill(c, e, &c->slow[i], &swapped), e->p);
+        if (c->slow[i].refill.retry) {
+            uint8_t *flagged = emit_refill(c, e, &c->slow[i], &swapped);
+            emit_patch_rel32(flagged, e->p);    /* e->p after the refill: two statements */
+        }
         if (c->slow[i].remapped)
             emit_swap(c->tb, e, false);
         if (swapped)
