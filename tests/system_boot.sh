@@ -142,4 +142,19 @@ else
 fi
 # The interpreter alone, the golden model the JIT is checked against.
 boot interp "$TMP/plain" "$INITRD" -interp
+# Four harts on one, two and four host threads (sched.h): the same CPUs
+# online and the same results of four parallel jobs.
+cat > "$TMP/smp" <<'EOF'
+expect xlat-initramfs: ready
+expect ~ # 
+send nproc; grep -c processor /proc/cpuinfo; cat /sys/devices/system/cpu/online
+expect (?m)^4\s+4\s+0-3
+send for i in 1 2 3 4; do (dd if=/dev/zero bs=64k count=64 2>/dev/null | md5sum > /tmp/j$i) & done; wait; cat /tmp/j* | sort -u | wc -l; cat /tmp/j1
+expect (?m)^1\s+b5cfa9d6c8febd618f91ac2843d50a1c
+send poweroff -f
+exit 0
+EOF
+for threads in 1 2 4; do
+    boot "smp4-t$threads" "$TMP/smp" "$INITRD" -smp 4 -accel xlat,threads=$threads
+done
 exit $fail

@@ -17,7 +17,7 @@ Tune tune = {
     .superblock = true, .fork_warm = true, .first_interp = true, .remap = true,
     .narrow = true, .zero_base = true, .tlb_resize = true, .entry_specialize = true,
     .tlb_group = true,
-    .asid_tlb = true, .tlb_fill = true, .huge_ram = true,
+    .asid_tlb = true, .tlb_fill = true, .huge_ram = true, .pv_rfence = true,
     .jc_bits = 16,
 };
 
@@ -37,7 +37,7 @@ static const struct { const char *name; bool *flag; unsigned modes; } tune_items
     { "entry-specialize", &tune.entry_specialize, SYSTEM },
     { "tlb-group", &tune.tlb_group, SYSTEM },
     { "asid-tlb", &tune.asid_tlb, SYSTEM }, { "tlb-fill", &tune.tlb_fill, SYSTEM },
-    { "huge-ram", &tune.huge_ram, SYSTEM },
+    { "huge-ram", &tune.huge_ram, SYSTEM }, { "pv-rfence", &tune.pv_rfence, SYSTEM },
 };
 
 /* item = "NAME=N" with lo <= N <= hi: *out = N; NULL, or what is wrong. */

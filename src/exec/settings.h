@@ -51,6 +51,7 @@ typedef struct Tune {
     bool asid_tlb;      /* system mode: TLBs kept per address space; else a satp write flushes */
     bool tlb_fill;      /* system mode: a probe's miss refills and retries; else the interpreter */
     bool huge_ram;      /* system mode: guest RAM in transparent huge pages (MADV_HUGEPAGE) */
+    bool pv_rfence;     /* system mode: remote fences do not wait for harts off their threads */
     unsigned jc_bits;   /* log2 of jump cache entries (10..18, default 16) */
     unsigned tlb_bits;  /* system mode: log2 of every TLB's entries, fixed (0: sized) */
 } Tune;

@@ -1,7 +1,7 @@
 /*
- * The harts' loops (see hart.h): one host thread per hart (issue 20 puts N
- * harts on M threads), each running guest code through the JIT (or the
- * interpreter, -interp) and turning its exits into the machine's
+ * The harts' loops (see hart.h), each run by whichever host thread the
+ * scheduler (sched.c) gives it, running guest code through the JIT (or
+ * the interpreter, -interp) and turning its exits into the machine's
  * behaviour. Translated code takes traps, ecalls and xrets itself through
  * priv.h's entries and stays in the JIT; what comes here:
  *
@@ -10,8 +10,14 @@
  *             priv_hooks.sbi_call) and the hart goes on after the ecall;
  *             otherwise an exception (environment call from U/S/M)
  *   ebreak, illegal instruction, memory faults: exceptions, with tval
- *   wfi       the hart sleeps until an interrupt is pending in mie
+ *   wfi       unless an interrupt is pending in mie, the hart gives its
+ *             thread back until one is (hart_may_resume)
  *   request   an interrupt line changed, a CSR write, a kick: look again
+ *
+ * Remote fences (SBI RFENCE, hart_remote_fence) are records in the target
+ * that it applies at its loop's top before it runs guest code again; the
+ * sender waits only for targets that are on a thread now (seed 003), and
+ * answers fences sent to itself while it waits.
  *
  * Before running guest code the hart updates its timer line (MTIP from
  * the ACLINT's mtimecmp; STIP from stimecmp is priv.c's) and takes the
@@ -19,8 +25,8 @@
  * compare value has been reached, so a hart spinning in guest code or
  * sleeping in wfi sees its timer interrupt within the host's timer slack.
  *
- * With -gdb (gdbstub.c) the loop parks at its top while gdb holds the hart
- * (wfi and the HSM wait end early for it), runs guest code through
+ * With -gdb (gdbstub.c) every hart has a thread of its own; the loop parks
+ * at its top while gdb holds the hart (a blocked hart resumes for it), runs guest code through
  * gdbstub_hart_run (breakpoints, watchpoints, steps), and takes no
  * interrupt while single-stepping.
  */
@@ -61,9 +67,7 @@ void hart_kick(Hart *h)
 {
     __atomic_store_n(&h->cpu.exit_request, 1, __ATOMIC_SEQ_CST);
     exec_kick(&h->cpu);                 /* after the flag: see exec_kick */
-    pthread_mutex_lock(&h->lock);
-    pthread_cond_broadcast(&h->wake);
-    pthread_mutex_unlock(&h->lock);
+    sched_wake(h);                      /* blocked: queued if it has something to do */
 }
 
 void hart_set_mip(Hart *h, uint64_t mask, bool on)
@@ -189,7 +193,8 @@ static uint64_t sbi_entry(CPUState *cpu)
     Hart *h = hart_of(cpu);
     sbi_call(h);
     cpu->pc += 4;
-    if (__atomic_load_n(&h->hsm_state, __ATOMIC_ACQUIRE) == HSM_STARTED && !machine.exit_requested)
+    if (__atomic_load_n(&h->hsm_state, __ATOMIC_ACQUIRE) == HSM_STARTED &&
+        !machine.exit_requested && !__atomic_load_n(&h->acks_pending, __ATOMIC_ACQUIRE))
         return 0;
     /* A request, not a state change the dispatcher may go on after. */
     __atomic_store_n(&cpu->exit_request, 1, __ATOMIC_SEQ_CST);
@@ -203,69 +208,175 @@ static void ecall(Hart *h)
     priv_entry_ecall(&h->cpu);
 }
 
-/* gdb wants h at its loop's top (it leaves its waits for it). */
+/* gdb wants h at its loop's top (a blocked h resumes for it). */
 static bool gdb_holds(const Hart *h)
 {
     return gdbstub_enabled && gdbstub_hart_held(h);
 }
 
-/* wfi: sleep until an interrupt is pending in mie (enabled or not
- * globally), the machine stops, or another hart needs a flush. */
-static void wait_for_interrupt(Hart *h)
+/* wfi is over: an interrupt is pending in mie (enabled or not globally).
+ * h is on no thread or its own. */
+static bool wfi_done(Hart *h)
 {
     CPUState *cpu = &h->cpu;
-    pthread_mutex_lock(&h->lock);
-    for (;;) {
-        update_timer_line(h);
-        priv_stimer_update(cpu);
-        uint64_t cause, mip = __atomic_load_n(&cpu->priv.mip, __ATOMIC_ACQUIRE);
-        if (mip & MIP_SEIP_SW)
-            mip |= MIP_SEIP;
-        if (priv_interrupt(cpu, &cause) || (mip & cpu->priv.mie) ||
-            machine.exit_requested || __atomic_load_n(&h->remote_flush, __ATOMIC_ACQUIRE) ||
-            gdb_holds(h))
-            break;
-        /* STIP from stimecmp is not stored in mip (priv_stimer_update). */
-        if (cpu->priv.stimer_due && (cpu->priv.mie & MIP_STIP))
-            break;
-        struct timespec ts;
-        machine_mtime_deadline(timer_deadline(h), &ts);
-        pthread_cond_timedwait(&h->wake, &h->lock, &ts);
+    update_timer_line(h);
+    priv_stimer_update(cpu);
+    uint64_t cause, mip = __atomic_load_n(&cpu->priv.mip, __ATOMIC_ACQUIRE);
+    if (mip & MIP_SEIP_SW)
+        mip |= MIP_SEIP;
+    /* STIP from stimecmp is not stored in mip (priv_stimer_update). */
+    return priv_interrupt(cpu, &cause) || (mip & cpu->priv.mie) ||
+           (cpu->priv.stimer_due && (cpu->priv.mie & MIP_STIP));
+}
+
+/* Why a hart gave its thread back (Hart.blocked_on). */
+enum { BLOCKED_WFI, BLOCKED_STOPPED, BLOCKED_ACKS };
+
+bool hart_may_resume(Hart *h)
+{
+    if (machine.exit_requested || gdb_holds(h))
+        return true;
+    if (!tune.pv_rfence && __atomic_load_n(&h->fence_pending, __ATOMIC_SEQ_CST))
+        return true;                    /* its sender waits for it to run */
+    switch (h->blocked_on) {
+    case BLOCKED_ACKS:
+        return __atomic_load_n(&h->acks_pending, __ATOMIC_SEQ_CST) == 0;
+    case BLOCKED_STOPPED:
+        return __atomic_load_n(&h->hsm_state, __ATOMIC_SEQ_CST) == HSM_START_PENDING;
+    default:
+        return wfi_done(h);
     }
+}
+
+/* h gives its thread back until hart_may_resume says otherwise. */
+static enum hart_leave block(Hart *h, int why)
+{
+    h->blocked_on = why;
+    return LEAVE_BLOCK;
+}
+
+/* -- Remote fences ------------------------------------------------------------------ */
+
+/* With h->lock: add f to h's pending fences (all of them once they pile up). */
+static void fence_add(Hart *h, const HartFence *f)
+{
+    HartFences *p = &h->fences;
+    if (p->n <= HART_FENCES && f->size == 0)
+        p->n = HART_FENCES + 1;
+    else if (p->n < HART_FENCES)
+        p->f[p->n++] = *f;
+    else
+        p->n = HART_FENCES + 1;
+}
+
+/* A fence on h's own TLBs: its pages one by one while they are few (Linux
+ * flushes all beyond 64 pages too), else all of them. */
+#define FENCE_MAX_PAGES 64
+static void fence_apply(Hart *h, const HartFence *f)
+{
+    CPUState *cpu = &h->cpu;
+    uint64_t first = f->start & ~0xfffULL;
+    uint64_t pages = f->size ? ((f->start + f->size - 1) >> 12) - (first >> 12) + 1 : 0;
+    if (!pages || pages > FENCE_MAX_PAGES || f->start + f->size < f->start) {
+        tlb_sfence(cpu, false, 0, f->by_asid, f->asid);
+        return;
+    }
+    for (uint64_t i = 0; i < pages; i++)
+        tlb_sfence(cpu, true, first + (i << 12), f->by_asid, f->asid);
+}
+
+/* h (on its own thread) applies what other harts sent it and tells those
+ * who wait that it has. */
+static void apply_remote_fences(Hart *h)
+{
+    if (!__atomic_load_n(&h->fence_pending, __ATOMIC_SEQ_CST))
+        return;
+    pthread_mutex_lock(&h->lock);
+    HartFences p = h->fences;
+    h->fences.n = 0;
+    h->fences.waiters = 0;
+    __atomic_store_n(&h->fence_pending, 0, __ATOMIC_SEQ_CST);
     pthread_mutex_unlock(&h->lock);
+    if (p.n > HART_FENCES)
+        tlb_sfence(&h->cpu, false, 0, false, 0);
+    for (unsigned i = 0; i < p.n && p.n <= HART_FENCES; i++)
+        fence_apply(h, &p.f[i]);
+    for (unsigned w = 0; p.waiters; w++, p.waiters >>= 1) {
+        if (!(p.waiters & 1))
+            continue;
+        Hart *waiter = machine.harts[w];
+        uint32_t bit = 1u << h->id;
+        if (__atomic_and_fetch(&waiter->acks_pending, ~bit, __ATOMIC_SEQ_CST) == 0)
+            sched_wake(waiter);
+    }
+}
+
+/* Must self wait for target to apply a fence it sent? */
+static bool must_wait_for(const Hart *target)
+{
+    if (__atomic_load_n(&target->hsm_state, __ATOMIC_SEQ_CST) != HSM_STARTED ||
+        (gdbstub_enabled && gdbstub_hart_parked(target)) || machine.exit_requested)
+        return false;                   /* it applies them when it starts or is let go */
+    return !tune.pv_rfence || sched_running(target);
+}
+
+/* The targets self still waits for: those that left their thread count as
+ * done with the paravirtual fence (they apply it before they run again). */
+static uint32_t acks_outstanding(Hart *self)
+{
+    uint32_t left = __atomic_load_n(&self->acks_pending, __ATOMIC_SEQ_CST);
+    for (unsigned t = 0; t < machine.nharts; t++)
+        if ((left >> t & 1) && !must_wait_for(machine.harts[t]))
+            left = __atomic_and_fetch(&self->acks_pending, ~(1u << t), __ATOMIC_SEQ_CST);
+    return left;
+}
+
+bool hart_remote_fence(Hart *self, uint32_t targets, const HartFence *f)
+{
+    if ((targets >> self->id & 1) && f)
+        fence_apply(self, f);
+    targets &= ~(1u << self->id);
+    if (!f)
+        return true;
+    for (unsigned t = 0; t < machine.nharts; t++) {
+        if (!(targets >> t & 1))
+            continue;
+        Hart *h = machine.harts[t];
+        pthread_mutex_lock(&h->lock);
+        fence_add(h, f);
+        bool wait = must_wait_for(h);
+        if (wait) {
+            h->fences.waiters |= 1u << self->id;
+            __atomic_or_fetch(&self->acks_pending, 1u << t, __ATOMIC_SEQ_CST);
+        }
+        __atomic_store_n(&h->fence_pending, 1, __ATOMIC_SEQ_CST);
+        pthread_mutex_unlock(&h->lock);
+        if (wait)
+            hart_kick(h);
+    }
+    /* Spin while every target waited for is on a thread (it acknowledges
+     * at its next exit), answering fences sent to self meanwhile: two
+     * harts fencing each other at once must not wait for each other. A
+     * target without a thread (-tune no-pv-rfence) needs self's thread,
+     * maybe: leave it. */
+    for (uint32_t left; (left = acks_outstanding(self));) {
+        for (unsigned t = 0; t < machine.nharts; t++)
+            if ((left >> t & 1) && !sched_running(machine.harts[t]))
+                return false;
+        apply_remote_fences(self);
+        sched_yield();
+    }
+    return true;
 }
 
 /* -- The loop ------------------------------------------------------------------------ */
 
-void hart_remote_flush(Hart *h)
-{
-    __atomic_store_n(&h->remote_flush, 1, __ATOMIC_SEQ_CST);
-    hart_kick(h);
-    /* The target clears it at its loop's next look (or is not running
-     * guest code: stopped harts flush when they start, harts gdb holds
-     * when it lets them go). */
-    while (__atomic_load_n(&h->remote_flush, __ATOMIC_SEQ_CST) &&
-           __atomic_load_n(&h->hsm_state, __ATOMIC_SEQ_CST) == HSM_STARTED &&
-           !machine.exit_requested && !(gdbstub_enabled && gdbstub_hart_parked(h)))
-        sched_yield();
-}
-
-static void apply_remote_flush(Hart *h)
-{
-    if (__atomic_load_n(&h->remote_flush, __ATOMIC_ACQUIRE)) {
-        tlb_flush(&h->cpu, true, 0);
-        __atomic_store_n(&h->remote_flush, 0, __ATOMIC_RELEASE);
-    }
-}
-
-/* A stopped hart waits for HSM hart_start; false if the machine stops or
- * gdb holds the hart (the loop looks again). */
-static bool wait_until_started(Hart *h)
+/* A stopped hart that hart_start made pending starts; false if it stays
+ * stopped. */
+static bool start_if_pending(Hart *h)
 {
     pthread_mutex_lock(&h->lock);
-    while (h->hsm_state != HSM_START_PENDING && !machine.exit_requested && !gdb_holds(h))
-        pthread_cond_wait(&h->wake, &h->lock);
-    bool go = h->hsm_state == HSM_START_PENDING && !machine.exit_requested && !gdb_holds(h);
+    bool go = h->hsm_state == HSM_START_PENDING;
     if (go) {
         CPUState *cpu = &h->cpu;
         priv_reset(cpu, h->id, PRV_S);
@@ -290,22 +401,24 @@ enum exit_reason hart_run_code(CPUState *cpu)
     return hart_use_jit ? exec_run(cpu) : interp_run(cpu);
 }
 
-void hart_run(Hart *h)
+enum hart_leave hart_run_slice(Hart *h)
 {
     CPUState *cpu = &h->cpu;
     sys_mem_bind_thread(cpu);
     for (;;) {
         if (machine.exit_requested)
-            return;
+            return LEAVE_EXIT;
         if (gdbstub_enabled && gdbstub_hart_park(h))
             continue;                       /* gdb held it: look again */
-        if (__atomic_load_n(&h->hsm_state, __ATOMIC_ACQUIRE) != HSM_STARTED) {
-            apply_remote_flush(h);
-            if (!wait_until_started(h))
-                continue;                   /* the machine ends, or gdb holds it */
-        }
+        if (sched_take_preempt(h))
+            return LEAVE_PREEMPT;
         __atomic_store_n(&cpu->exit_request, 0, __ATOMIC_SEQ_CST);
-        apply_remote_flush(h);
+        apply_remote_fences(h);
+        if (__atomic_load_n(&h->acks_pending, __ATOMIC_SEQ_CST))
+            return block(h, BLOCKED_ACKS);
+        if (__atomic_load_n(&h->hsm_state, __ATOMIC_ACQUIRE) != HSM_STARTED &&
+            !start_if_pending(h))
+            return block(h, BLOCKED_STOPPED);
         update_timer_line(h);
         priv_stimer_update(cpu);
         uint64_t cause;
@@ -317,7 +430,10 @@ void hart_run(Hart *h)
         case EXIT_EBREAK:  trap(h, CAUSE_BREAKPOINT, cpu->pc); break;
         case EXIT_ILLEGAL: trap(h, CAUSE_ILLEGAL_INSN, hart_insn_bits_at(cpu)); break;
         case EXIT_FAULT:   trap(h, hart_fault_cause(&cpu->fault), cpu->fault.addr); break;
-        case EXIT_WFI:     wait_for_interrupt(h); break;
+        case EXIT_WFI:
+            if (!wfi_done(h) && !gdb_holds(h) && !cpu->exit_request)
+                return block(h, BLOCKED_WFI);
+            break;
         case EXIT_REQUEST:
         case EXIT_NONE:    break;
         }
@@ -333,7 +449,6 @@ Hart *hart_create(unsigned id)
     }
     h->id = id;
     pthread_mutex_init(&h->lock, NULL);
-    cond_init_monotonic(&h->wake);
     h->mtimecmp = UINT64_MAX;
     h->hsm_state = HSM_STOPPED;
     exec_cpu_init(&h->cpu);
@@ -343,13 +458,6 @@ Hart *hart_create(unsigned id)
     return h;
 }
 
-static void *hart_thread(void *arg)
-{
-    hart_run(arg);
-    machine_request_exit(machine.exit_status, machine.reboot);  /* the others stop too */
-    return NULL;
-}
-
 void harts_run_all(void)
 {
     pthread_t timer;
@@ -357,18 +465,12 @@ void harts_run_all(void)
     cond_init_monotonic(&timer_cond);
     if (!timer_started && pthread_create(&timer, NULL, timer_thread, NULL) == 0)
         timer_started = true;
-    for (unsigned i = 1; i < machine.nharts; i++)
-        if (pthread_create(&machine.harts[i]->thread, NULL, hart_thread, machine.harts[i]) != 0) {
-            perror("xlat-system: hart thread");
-            exit(1);
-        }
-    hart_run(machine.harts[0]);
-    machine_request_exit(machine.exit_status, machine.reboot);
+    if (gdbstub_enabled)
+        sched_set_threads(machine.nharts);  /* a held hart keeps its thread */
+    sched_run();
     pthread_mutex_lock(&timer_lock);
     pthread_cond_broadcast(&timer_cond);
     pthread_mutex_unlock(&timer_lock);
-    for (unsigned i = 1; i < machine.nharts; i++)
-        pthread_join(machine.harts[i]->thread, NULL);
     if (timer_started)
         pthread_join(timer, NULL);
 }

@@ -1,17 +1,18 @@
 /*
  * A hart of the virt machine: the CPUState the execution core runs (with
  * the privileged state of riscv/priv.h in it), the machine-level timer
- * compare of the ACLINT, the HSM state of the SBI, and what a hart waiting
- * in wfi sleeps on.
+ * compare of the ACLINT, the HSM state of the SBI, the remote fences other
+ * harts sent it, and the scheduler's view of it (sched.h).
  *
- * hart_run() is a hart's loop: it runs guest code through the JIT (or the
- * interpreter, -interp) and turns each exit into what the
- * machine does: a trap into the guest (exceptions, interrupts), an SBI
- * call served by xlat (an S-mode ecall with -bios default), a wfi sleep.
+ * hart_run_slice() is a hart's loop: it runs guest code through the JIT
+ * (or the interpreter, -interp) and turns each exit into what the machine
+ * does: a trap into the guest (exceptions, interrupts), an SBI call served
+ * by xlat (an S-mode ecall with -bios default); a wfi with nothing
+ * pending, or a stopped hart, gives its host thread back to the scheduler.
  *
  * Interrupt lines: devices set or clear bits of cpu->priv.mip through
  * hart_set_mip (any thread); the hart notices at its next exit check
- * (exit_request is raised) or wakes from wfi.
+ * (exit_request is raised) or, blocked, is queued to run (hart_kick).
  */
 #ifndef XLAT_SYSTEM_HART_H
 #define XLAT_SYSTEM_HART_H
@@ -21,11 +22,28 @@
 #include <stdint.h>
 
 #include "riscv/cpu.h"
+#include "system/sched.h"
 #include "system/tlb.h"
 
 /* SBI HSM states (SBI 2.0 chapter 9). */
 enum { HSM_STARTED = 0, HSM_STOPPED = 1, HSM_START_PENDING = 2, HSM_STOP_PENDING = 3,
        HSM_SUSPENDED = 4 };
+
+/* The sfence.vma of another hart's RFENCE call: the pages [start, start +
+ * size) (size 0: every page), of one ASID or of all. */
+typedef struct HartFence {
+    uint64_t start, size;
+    uint64_t asid;
+    bool by_asid;
+} HartFence;
+
+/* A hart's pending remote fences: up to HART_FENCES, then everything. */
+#define HART_FENCES 4
+typedef struct HartFences {
+    unsigned n;                        /* HART_FENCES + 1: flush everything */
+    HartFence f[HART_FENCES];
+    uint32_t waiters;                  /* harts waiting for these (ids as bits) */
+} HartFences;
 
 typedef struct Hart {
     CPUState cpu;                      /* first: a CPUState * is a Hart * */
@@ -38,7 +56,21 @@ typedef struct Hart {
     int hsm_state;
     uint64_t start_addr, start_opaque; /* HSM hart_start's arguments */
 
-    int remote_flush;                  /* another hart's RFENCE: flush before running */
+    /* Remote sfence.vma from other harts' SBI RFENCE (hart_remote_fence),
+     * applied before the hart next runs guest code: fence_pending says
+     * there are some, fences (under lock) what they are and who waits. */
+    int fence_pending;
+    HartFences fences;
+    uint32_t acks_pending;             /* harts this one waits for (ids as bits) */
+
+    /* sched.c's (its lock; sched_state is also read without it). */
+    int sched_state;                   /* SCHED_BLOCKED, _QUEUED, _RUNNING */
+    int blocked_on;                    /* hart.c's: why it gave its thread back */
+    int preempt;                       /* the slice is over: leave the thread */
+    bool preempted;                    /* left its thread runnable (for STA) */
+    struct Hart *queue_next;
+    uint64_t queued_at, slice_start;   /* CLOCK_MONOTONIC ns */
+    uint64_t steal_ns;                 /* time runnable but not running, in all */
 
     HartTlbs tlbs;                     /* its softmmu TLBs (tlb.h) */
 } Hart;
@@ -58,8 +90,6 @@ void hart_kick(Hart *h);
 /* Create hart id (reset state, stopped unless it is the boot hart). */
 Hart *hart_create(unsigned id);
 
-/* Run h's loop on the calling thread until the machine's run ends. */
-void hart_run(Hart *h);
 
 /* The exception a memory fault is (its cause), and an illegal
  * instruction's tval: the bits at cpu->pc, or 0 if they cannot be fetched. */
@@ -76,12 +106,29 @@ extern bool hart_use_jit;
  * logs it. */
 enum exit_reason hart_run_code(CPUState *cpu);
 
-/* Start every hart's host thread (the boot hart's too) and wait for the
- * machine's run to end. */
+/* Run the machine's harts (sched.c, on its threads) with the timer
+ * thread beside them until the machine's run ends. */
 void harts_run_all(void);
 
-/* Have h flush its translations before it next runs guest code, and wait
- * until it has (or is not running). From another hart's SBI RFENCE. */
-void hart_remote_flush(Hart *h);
+/* Run h on the calling thread until it blocks (wfi with nothing pending,
+ * HSM stopped, waiting for fences), its slice is over or the machine ends:
+ * the scheduler's (sched.c) unit of work. */
+enum hart_leave hart_run_slice(Hart *h);
+
+/* h, blocked, has something to do now (sched.c asks with its lock held,
+ * h on no thread). */
+bool hart_may_resume(Hart *h);
+
+/*
+ * self's SBI RFENCE: every hart of targets (hart ids as bits) applies the
+ * fence f (NULL: fence.i, nothing to apply: every store to code dropped
+ * its translations already) before it next runs guest code. Waits for
+ * the targets that are running now to have applied it, not for those
+ * that are not on a host thread (seed 003's paravirtual flush), unless
+ * -tune no-pv-rfence: then for every target that is started, as firmware
+ * IPIs would. Returns false if self must leave its thread to wait (the
+ * hart loop blocks it until acks_pending is 0).
+ */
+bool hart_remote_fence(Hart *self, uint32_t targets, const HartFence *f);
 
 #endif

@@ -37,6 +37,7 @@
 #include "system/machine.h"
 #include "system/net_slirp.h"
 #include "system/sbi.h"
+#include "system/sched.h"
 #include "system/sys_mem.h"
 #include "system/tlb.h"
 
@@ -136,6 +137,33 @@ static void parse_machine(Options *o, const char *arg)
         else
             die("-machine: unsupported machine or property '%s' (only virt, dumpdtb=FILE)",
                 item);
+    }
+    free(copy);
+}
+
+/* -accel xlat[,threads=M] (M host threads for the harts: sched.h), or
+ * QEMU's -accel tcg[,thread=single|multi] (single: one thread). */
+static void parse_accel(const char *arg)
+{
+    char *copy = strdup(arg), *save = NULL;
+    for (char *item = strtok_r(copy, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+        char *end;
+        if (!strcmp(item, "xlat") || !strcmp(item, "tcg") || !strcmp(item, "thread=multi"))
+            continue;
+        if (!strcmp(item, "thread=single")) {
+            sched_set_threads(1);
+        } else if (!strncmp(item, "threads=", 8)) {
+            long n = strtol(item + 8, &end, 10);
+            if (*end || end == item + 8 || n < 1 || n > MACHINE_MAX_HARTS)
+                die("-accel: threads=%s is not 1..%d", item + 8, MACHINE_MAX_HARTS);
+            sched_set_threads((unsigned)n);
+        } else if (!strcmp(item, "help") || !strcmp(item, "?")) {
+            printf("xlat (the JIT; tcg is taken as its name)\n");
+            exit(0);
+        } else {
+            die("-accel: unsupported accelerator or property '%s' (xlat[,threads=M], "
+                "tcg[,thread=single|multi])", item);
+        }
     }
     free(copy);
 }
@@ -308,6 +336,8 @@ static void usage(void)
            "  -M virt[,dumpdtb=FILE]  the machine (QEMU's virt board)\n"
            "  -m SIZE                 RAM (default 128M)\n"
            "  -smp N                  harts (default 1, at most %d)\n"
+           "  -accel xlat,threads=M   run the harts on M host threads (default: one per\n"
+           "                          hart, at most the host's CPUs; tcg,thread=single: 1)\n"
            "  -kernel FILE            ELF, Linux Image or raw binary\n"
            "  -initrd FILE            initial ramdisk\n"
            "  -append STRING          kernel command line\n"
@@ -341,7 +371,9 @@ static void usage(void)
            "                          the interpreter instead of refilling the entry and\n"
            "                          probing again), no-huge-ram (guest RAM without\n"
            "                          MADV_HUGEPAGE); no-entry-specialize (one generic trap, ecall\n"
-           "                          and xret entry for every privilege)\n",
+           "                          and xret entry for every privilege); no-pv-rfence\n"
+           "                          (a remote fence waits for every target hart to run,\n"
+           "                          not only for those on a host thread now)\n",
            MACHINE_MAX_HARTS);
     exit(0);
 }
@@ -380,7 +412,9 @@ static void parse_args(int argc, char **argv, Options *o)
             if (*end || n < 1 || n > MACHINE_MAX_HARTS)
                 die("-smp: '%s' is not 1..%d harts", v, MACHINE_MAX_HARTS);
             o->smp = (unsigned)n;
-        } else if (!strcmp(a, "-kernel"))
+        } else if (!strcmp(a, "-accel"))
+            parse_accel(need(argc, argv, &i));
+        else if (!strcmp(a, "-kernel"))
             o->kernel = need(argc, argv, &i);
         else if (!strcmp(a, "-initrd"))
             o->initrd = need(argc, argv, &i);

@@ -1,8 +1,8 @@
 /*
  * SBI 2.0 for S-mode software, served by xlat (see sbi.h). Linux's calls:
  * BASE (the spec version 2.0 turns DBCN on), TIME set_timer, IPI
- * send_ipi, RFENCE (fence_i, sfence_vma, sfence_vma_asid; remote harts
- * flush before they next run), HSM (secondary harts start only through
+ * send_ipi, RFENCE (fence_i, sfence_vma, sfence_vma_asid, with ranges;
+ * hart.c's hart_remote_fence: targets apply them before they next run), HSM (secondary harts start only through
  * hart_start), SRST (shutdown, reboot) and DBCN (the console, for
  * earlycon=sbi). An extension or function that is not implemented returns
  * SBI_ERR_NOT_SUPPORTED, logged under -d unimp.
@@ -78,27 +78,24 @@ static long for_each_hart(unsigned long mask, unsigned long base, void (*fn)(Har
     return SBI_SUCCESS;
 }
 
-static void nothing(Hart *h, void *arg) { (void)h; (void)arg; }
-
 static void send_ipi(Hart *h, void *arg) { (void)arg; hart_set_mip(h, MIP_SSIP, true); }
 
-static void remote_flush(Hart *h, void *self)
-{
-    if (h == self)
-        tlb_flush(&h->cpu, true, 0);
-    else
-        hart_remote_flush(h);
-}
+static void add_to_mask(Hart *h, void *mask) { *(uint32_t *)mask |= 1u << h->id; }
 
 static SbiRet rfence(Hart *self, unsigned long fid, const uint64_t *a)
 {
     if (fid > 2)
-        return err(SBI_ERR_NOT_SUPPORTED);
-    /* fence.i: nothing to do, as for a local one (every store to code
-     * dropped its translations already: tlb.h). sfence.vma (any range or
-     * ASID): every cached translation goes. */
-    long e = for_each_hart(a[0], a[1], fid == 0 ? nothing : remote_flush, self);
-    return e ? err(e) : ok(0);
+        return err(SBI_ERR_NOT_SUPPORTED);     /* the hfence calls: no H extension */
+    uint32_t targets = 0;
+    long e = for_each_hart(a[0], a[1], add_to_mask, &targets);
+    if (e)
+        return err(e);
+    /* The whole address space: start and size 0, or size 2^64 - 1. */
+    bool whole = (a[2] == 0 && a[3] == 0) || a[3] == UINT64_MAX;
+    HartFence f = { .start = whole ? 0 : a[2], .size = whole ? 0 : a[3], .asid = a[4],
+                    .by_asid = fid == 2 };
+    hart_remote_fence(self, targets, fid == 0 ? NULL : &f);
+    return ok(0);
 }
 
 static SbiRet hsm(Hart *self, unsigned long fid, const uint64_t *a)
@@ -117,10 +114,11 @@ static SbiRet hsm(Hart *self, unsigned long fid, const uint64_t *a)
         if (e == SBI_SUCCESS) {
             h->start_addr = a[1];
             h->start_opaque = a[2];
-            h->hsm_state = HSM_START_PENDING;
-            pthread_cond_broadcast(&h->wake);
+            __atomic_store_n(&h->hsm_state, HSM_START_PENDING, __ATOMIC_SEQ_CST);
         }
         pthread_mutex_unlock(&h->lock);
+        if (e == SBI_SUCCESS)
+            hart_kick(h);                           /* queued: it starts */
         return e ? err(e) : ok(0);
     }
     if (fid == 1) {                                 /* hart_stop */

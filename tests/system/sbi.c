@@ -1,5 +1,6 @@
 // system-mode: s
 // system-args: -smp 2
+// system-variant: -accel xlat,threads=1
 // system-expect: DBCN console_write works
 // system-expect: [write_byte!]
 // An S-mode payload under the SBI (-bios default; SBI spec 2.0): the boot
