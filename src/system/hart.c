@@ -230,7 +230,7 @@ static bool wfi_done(Hart *h)
 }
 
 /* Why a hart gave its thread back (Hart.blocked_on). */
-enum { BLOCKED_WFI, BLOCKED_STOPPED, BLOCKED_ACKS };
+enum { BLOCKED_WFI, BLOCKED_STOPPED, BLOCKED_SUSPENDED, BLOCKED_ACKS };
 
 bool hart_may_resume(Hart *h)
 {
@@ -243,7 +243,7 @@ bool hart_may_resume(Hart *h)
         return __atomic_load_n(&h->acks_pending, __ATOMIC_SEQ_CST) == 0;
     case BLOCKED_STOPPED:
         return __atomic_load_n(&h->hsm_state, __ATOMIC_SEQ_CST) == HSM_START_PENDING;
-    default:
+    default:                            /* wfi, hart_suspend */
         return wfi_done(h);
     }
 }
@@ -371,20 +371,27 @@ bool hart_remote_fence(Hart *self, uint32_t targets, const HartFence *f)
 
 /* -- The loop ------------------------------------------------------------------------ */
 
-/* A stopped hart that hart_start made pending starts; false if it stays
- * stopped. */
+/* A hart that is not started starts (hart_start made it pending) or
+ * resumes from hart_suspend (an interrupt is pending); false if it stays
+ * stopped or suspended. A start, or the end of a non-retentive suspend,
+ * enters S-mode at start_addr (satp 0, SIE 0, a0 = hartid, a1 = opaque). */
 static bool start_if_pending(Hart *h)
 {
     pthread_mutex_lock(&h->lock);
-    bool go = h->hsm_state == HSM_START_PENDING;
-    if (go) {
+    bool go = h->hsm_state == HSM_START_PENDING ||
+              (h->hsm_state == HSM_SUSPENDED && wfi_done(h));
+    if (go && (h->hsm_state == HSM_START_PENDING ||
+               h->suspend_type == HSM_SUSPEND_NON_RETENTIVE)) {
         CPUState *cpu = &h->cpu;
         priv_reset(cpu, h->id, PRV_S);
+        if (h->hsm_state == HSM_START_PENDING)
+            h->sta_shmem = STA_OFF;         /* a start resets the hart's SBI state */
         cpu->pc = h->start_addr;
         cpu->x[10] = h->id;
         cpu->x[11] = h->start_opaque;
-        __atomic_store_n(&h->hsm_state, HSM_STARTED, __ATOMIC_SEQ_CST);
     }
+    if (go)
+        __atomic_store_n(&h->hsm_state, HSM_STARTED, __ATOMIC_SEQ_CST);
     pthread_mutex_unlock(&h->lock);
     return go;
 }
@@ -405,6 +412,7 @@ enum hart_leave hart_run_slice(Hart *h)
 {
     CPUState *cpu = &h->cpu;
     sys_mem_bind_thread(cpu);
+    sbi_sta_resume(h);
     for (;;) {
         if (machine.exit_requested)
             return LEAVE_EXIT;
@@ -416,9 +424,9 @@ enum hart_leave hart_run_slice(Hart *h)
         apply_remote_fences(h);
         if (__atomic_load_n(&h->acks_pending, __ATOMIC_SEQ_CST))
             return block(h, BLOCKED_ACKS);
-        if (__atomic_load_n(&h->hsm_state, __ATOMIC_ACQUIRE) != HSM_STARTED &&
-            !start_if_pending(h))
-            return block(h, BLOCKED_STOPPED);
+        int hsm = __atomic_load_n(&h->hsm_state, __ATOMIC_ACQUIRE);
+        if (hsm != HSM_STARTED && !start_if_pending(h))
+            return block(h, hsm == HSM_SUSPENDED ? BLOCKED_SUSPENDED : BLOCKED_STOPPED);
         update_timer_line(h);
         priv_stimer_update(cpu);
         uint64_t cause;
@@ -451,6 +459,7 @@ Hart *hart_create(unsigned id)
     pthread_mutex_init(&h->lock, NULL);
     h->mtimecmp = UINT64_MAX;
     h->hsm_state = HSM_STOPPED;
+    h->sta_shmem = STA_OFF;
     exec_cpu_init(&h->cpu);
     tlb_init(&h->cpu);
     priv_reset(&h->cpu, id, PRV_M);

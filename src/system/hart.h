@@ -28,6 +28,7 @@
 /* SBI HSM states (SBI 2.0 chapter 9). */
 enum { HSM_STARTED = 0, HSM_STOPPED = 1, HSM_START_PENDING = 2, HSM_STOP_PENDING = 3,
        HSM_SUSPENDED = 4 };
+enum { HSM_SUSPEND_RETENTIVE = 0, HSM_SUSPEND_NON_RETENTIVE = 0x80000000u };
 
 /* The sfence.vma of another hart's RFENCE call: the pages [start, start +
  * size) (size 0: every page), of one ASID or of all. */
@@ -45,6 +46,8 @@ typedef struct HartFences {
     uint32_t waiters;                  /* harts waiting for these (ids as bits) */
 } HartFences;
 
+#define STA_OFF UINT64_MAX
+
 typedef struct Hart {
     CPUState cpu;                      /* first: a CPUState * is a Hart * */
     unsigned id;                       /* mhartid */
@@ -54,7 +57,8 @@ typedef struct Hart {
     pthread_cond_t wake;
     uint64_t mtimecmp;                 /* ACLINT: MTIP while mtime >= this */
     int hsm_state;
-    uint64_t start_addr, start_opaque; /* HSM hart_start's arguments */
+    uint64_t start_addr, start_opaque; /* HSM hart_start's (or hart_suspend's) */
+    uint32_t suspend_type;             /* HSM hart_suspend's, while HSM_SUSPENDED */
 
     /* Remote sfence.vma from other harts' SBI RFENCE (hart_remote_fence),
      * applied before the hart next runs guest code: fence_pending says
@@ -67,10 +71,10 @@ typedef struct Hart {
     int sched_state;                   /* SCHED_BLOCKED, _QUEUED, _RUNNING */
     int blocked_on;                    /* hart.c's: why it gave its thread back */
     int preempt;                       /* the slice is over: leave the thread */
-    bool preempted;                    /* left its thread runnable (for STA) */
     struct Hart *queue_next;
     uint64_t queued_at, slice_start;   /* CLOCK_MONOTONIC ns */
     uint64_t steal_ns;                 /* time runnable but not running, in all */
+    uint64_t sta_shmem;                /* SBI STA record's address, or STA_OFF */
 
     HartTlbs tlbs;                     /* its softmmu TLBs (tlb.h) */
 } Hart;

@@ -1,15 +1,18 @@
 /*
  * SBI 2.0 for S-mode software, served by xlat (see sbi.h). Linux's calls:
- * BASE (the spec version 2.0 turns DBCN on), TIME set_timer, IPI
+ * BASE (the spec version 2.0 turns DBCN and STA on), TIME set_timer, IPI
  * send_ipi, RFENCE (fence_i, sfence_vma, sfence_vma_asid, with ranges;
- * hart.c's hart_remote_fence: targets apply them before they next run), HSM (secondary harts start only through
- * hart_start), SRST (shutdown, reboot) and DBCN (the console, for
- * earlycon=sbi). An extension or function that is not implemented returns
- * SBI_ERR_NOT_SUPPORTED, logged under -d unimp.
+ * hart.c's hart_remote_fence: targets apply them before they next run),
+ * HSM (secondary harts start only through hart_start; stop, status and
+ * suspend, retentive or not), SRST (shutdown, reboot), DBCN (the console,
+ * for earlycon=sbi) and STA (steal time, for kernels built with
+ * CONFIG_PARAVIRT). An extension or function that is not implemented
+ * returns SBI_ERR_NOT_SUPPORTED, logged under -d unimp.
  */
 #include "system/sbi.h"
 
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "exec/settings.h"
@@ -27,7 +30,7 @@ enum {
 
 enum {
     EXT_BASE = 0x10, EXT_TIME = 0x54494d45, EXT_IPI = 0x735049, EXT_RFENCE = 0x52464e43,
-    EXT_HSM = 0x48534d, EXT_SRST = 0x53525354, EXT_DBCN = 0x4442434e,
+    EXT_HSM = 0x48534d, EXT_SRST = 0x53525354, EXT_DBCN = 0x4442434e, EXT_STA = 0x535441,
 };
 
 #define SBI_SPEC_VERSION ((2u << 24) | 0)
@@ -43,7 +46,7 @@ static bool extension_exists(unsigned long eid)
 {
     switch (eid) {
     case EXT_BASE: case EXT_TIME: case EXT_IPI: case EXT_RFENCE: case EXT_HSM:
-    case EXT_SRST: case EXT_DBCN:
+    case EXT_SRST: case EXT_DBCN: case EXT_STA:
         return true;
     default:
         return false;
@@ -98,6 +101,26 @@ static SbiRet rfence(Hart *self, unsigned long fid, const uint64_t *a)
     return ok(0);
 }
 
+/* hart_suspend(type, resume_addr, opaque): the default retentive suspend
+ * returns success once an interrupt is pending in sie (the hart waits as
+ * in wfi, off its thread); the default non-retentive one then resumes at
+ * resume_addr as hart_start starts a hart. No platform-specific types. */
+static SbiRet hsm_suspend(Hart *h, const uint64_t *a)
+{
+    uint32_t type = (uint32_t)a[0];
+    if (type != HSM_SUSPEND_RETENTIVE && type != HSM_SUSPEND_NON_RETENTIVE)
+        return err(SBI_ERR_INVALID_PARAM);
+    if (type == HSM_SUSPEND_NON_RETENTIVE && !machine_ram_ptr(a[1], 4))
+        return err(SBI_ERR_INVALID_ADDRESS);
+    pthread_mutex_lock(&h->lock);
+    h->suspend_type = type;
+    h->start_addr = a[1];
+    h->start_opaque = a[2];
+    __atomic_store_n(&h->hsm_state, HSM_SUSPENDED, __ATOMIC_SEQ_CST);
+    pthread_mutex_unlock(&h->lock);
+    return ok(0);
+}
+
 static SbiRet hsm(Hart *self, unsigned long fid, const uint64_t *a)
 {
     (void)self;
@@ -125,7 +148,9 @@ static SbiRet hsm(Hart *self, unsigned long fid, const uint64_t *a)
         __atomic_store_n(&self->hsm_state, HSM_STOPPED, __ATOMIC_SEQ_CST);
         return ok(0);
     }
-    return err(SBI_ERR_NOT_SUPPORTED);              /* suspend */
+    if (fid == 3)
+        return hsm_suspend(self, a);
+    return err(SBI_ERR_NOT_SUPPORTED);
 }
 
 static SbiRet srst(unsigned long fid, const uint64_t *a)
@@ -157,6 +182,65 @@ static SbiRet dbcn(Hart *h, unsigned long fid, const uint64_t *a)
     return err(SBI_ERR_NOT_SUPPORTED);
 }
 
+/*
+ * STA (SBI 2.0 chapter 16): each hart may name a 64-byte record in RAM,
+ * { u32 sequence, u32 flags, u64 steal (ns), u8 preempted, pad }, which
+ * xlat updates each time the hart resumes: sequence odd, steal (its time
+ * in the run queue: runnable, not running; sched.h), preempted 0,
+ * sequence even.
+ */
+typedef struct StaRecord {
+    uint32_t sequence, flags;
+    uint64_t steal;
+    uint8_t preempted, pad[47];
+} StaRecord;
+_Static_assert(sizeof(StaRecord) == 64, "the spec's record is 64 bytes");
+
+static StaRecord *sta_record(Hart *h)
+{
+    return h->sta_shmem == STA_OFF ? NULL : machine_ram_ptr(h->sta_shmem, sizeof(StaRecord));
+}
+
+void sbi_sta_resume(Hart *h)
+{
+    StaRecord *r = sta_record(h);
+    if (!r)
+        return;
+    uint32_t odd = (__atomic_load_n(&r->sequence, __ATOMIC_RELAXED) + 1) | 1;
+    __atomic_store_n(&r->sequence, odd, __ATOMIC_RELEASE);
+    __atomic_store_n(&r->steal, h->steal_ns, __ATOMIC_RELEASE);
+    __atomic_store_n(&r->preempted, 0, __ATOMIC_RELEASE);
+    __atomic_store_n(&r->sequence, odd + 1, __ATOMIC_RELEASE);
+}
+
+void sbi_sta_preempted(Hart *h)
+{
+    StaRecord *r = sta_record(h);
+    if (r)
+        __atomic_store_n(&r->preempted, 1, __ATOMIC_RELEASE);
+}
+
+static SbiRet sta(Hart *h, unsigned long fid, const uint64_t *a)
+{
+    if (fid != 0)
+        return err(SBI_ERR_NOT_SUPPORTED);
+    if (a[0] == UINT64_MAX && a[1] == UINT64_MAX) {     /* set_shmem(-1, -1): off */
+        if (a[2])
+            return err(SBI_ERR_INVALID_PARAM);
+        h->sta_shmem = STA_OFF;
+        return ok(0);
+    }
+    if (a[2] || (a[0] & 63))
+        return err(SBI_ERR_INVALID_PARAM);
+    StaRecord *r = a[1] ? NULL : machine_ram_ptr(a[0], sizeof *r);
+    if (!r)
+        return err(SBI_ERR_INVALID_ADDRESS);
+    memset(r, 0, sizeof *r);
+    tlb_dma_written(a[0], sizeof *r);       /* as a device's write: code there is stale */
+    h->sta_shmem = a[0];
+    return ok(0);
+}
+
 void sbi_call(Hart *h)
 {
     CPUState *cpu = &h->cpu;
@@ -184,6 +268,7 @@ void sbi_call(Hart *h)
     case EXT_HSM:    r = hsm(h, fid, a); break;
     case EXT_SRST:   r = srst(fid, a); break;
     case EXT_DBCN:   r = dbcn(h, fid, a); break;
+    case EXT_STA:    r = sta(h, fid, a); break;
     default:         r = err(SBI_ERR_NOT_SUPPORTED); break;
     }
     if (r.error == SBI_ERR_NOT_SUPPORTED)

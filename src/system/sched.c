@@ -27,6 +27,7 @@
 #include "exec/exec.h"
 #include "system/hart.h"
 #include "system/machine.h"
+#include "system/sbi.h"
 
 #define SLICE_NS 4000000ULL              /* 4 ms, about a Linux host's slice */
 
@@ -108,8 +109,8 @@ static void put_back(Hart *h, enum hart_leave why)
 {
     switch (why) {
     case LEAVE_PREEMPT:
+        sbi_sta_preempted(h);           /* before another thread may take it */
         enqueue(h, false);
-        h->preempted = true;
         break;
     case LEAVE_BLOCK:
         __atomic_store_n(&h->sched_state, SCHED_BLOCKED, __ATOMIC_SEQ_CST);

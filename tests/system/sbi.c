@@ -6,7 +6,8 @@
 // An S-mode payload under the SBI (-bios default; SBI spec 2.0): the boot
 // state (a0 = hartid, a1 = the device tree), BASE (spec version 2.0,
 // probe_extension), DBCN console_write and console_write_byte, HSM
-// (hart_get_status, hart_start of the second hart with its a0/a1, hart_stop),
+// (hart_get_status, hart_start of the second hart with its a0/a1, hart_stop,
+// hart_suspend retentive and not, each ended by an IPI),
 // IPI send_ipi to this hart, TIME set_timer, RFENCE, what is preserved
 // across a call, and SRST: the run ends with system_reset(shutdown) (lib.c).
 #include "sys.h"
@@ -19,10 +20,14 @@ enum {
 };
 enum { SBI_ERR_NOT_SUPPORTED = -2, SBI_ERR_INVALID_PARAM = -3, SBI_ERR_INVALID_ADDRESS = -5,
        SBI_ERR_ALREADY_AVAILABLE = -6 };
-enum { HSM_STARTED = 0, HSM_STOPPED = 1 };
+enum { HSM_STARTED = 0, HSM_STOPPED = 1, HSM_SUSPENDED = 4 };
 
 static volatile uint64_t sec_hartid, sec_opaque, sec_satp, sec_sstatus;
 static volatile int sec_running, sec_woken, sec_release;
+static volatile long sec_suspend_ret = 1, sec_bad_type, sec_bad_addr;
+
+enum { OPAQUE_WFI = 0x1234, OPAQUE_SUSPEND = 0x5001, OPAQUE_NON_RETENTIVE = 0x5002,
+       OPAQUE_RESUMED = 0x5003 };
 
 /* Hart 1: note its start state, then sleep in wfi until an IPI (sie.SSIE
  * with SIE clear: wfi wakes, no trap), then wait to be let go. */
@@ -34,11 +39,22 @@ void secondary_main(uint64_t hartid, uint64_t opaque)
     sec_sstatus = csr_read(sstatus);
     csr_write(sie, MIP(IRQ_SSI));
     __atomic_store_n(&sec_running, 1, __ATOMIC_SEQ_CST);
-    if (opaque == 0x1234) {
+    if (opaque == OPAQUE_WFI) {
         while (!(csr_read(sip) & MIP(IRQ_SSI)))
             asm volatile("wfi");
         csr_clear(sip, MIP(IRQ_SSI));
         __atomic_store_n(&sec_woken, 1, __ATOMIC_SEQ_CST);
+    }
+    if (opaque == OPAQUE_SUSPEND || opaque == OPAQUE_NON_RETENTIVE) {
+        sec_bad_type = sbi_call(EXT_HSM, 3, 1, 0, 0).error;
+        sec_bad_addr = sbi_call(EXT_HSM, 3, 0x80000000, 0x1000, 0).error;
+        if (opaque == OPAQUE_SUSPEND) {             /* until hart 0's IPI */
+            sec_suspend_ret = sbi_call(EXT_HSM, 3, 0, 0, 0).error;
+            csr_clear(sip, MIP(IRQ_SSI));
+        } else {                                    /* on at secondary_entry */
+            sbi_call(EXT_HSM, 3, 0x80000000, (long)A(secondary_entry), OPAQUE_RESUMED);
+            sec_suspend_ret = 0xbad;                /* not reached */
+        }
     }
     csr_write(sie, 0);
     while (!__atomic_load_n(&sec_release, __ATOMIC_SEQ_CST))
@@ -175,6 +191,39 @@ static void hsm(void)
     __atomic_store_n(&sec_release, 1, __ATOMIC_SEQ_CST);
     CHECK("and stops again",
           WAIT_FOR(sbi_call(EXT_HSM, 2, 1, 0, 0).value == HSM_STOPPED, 5000000));
+
+    sec_running = sec_release = 0;
+    sbi_call(EXT_HSM, 0, 1, (long)A(secondary_entry), OPAQUE_SUSPEND);
+    CHECK("hart 1 suspends itself (retentive)",
+          WAIT_FOR(sbi_call(EXT_HSM, 2, 1, 0, 0).value == HSM_SUSPENDED, 5000000));
+    CHECK_EQ("hart_suspend(reserved type 1): SBI_ERR_INVALID_PARAM", sec_bad_type,
+             SBI_ERR_INVALID_PARAM);
+    CHECK_EQ("hart_suspend(non-retentive at no memory): SBI_ERR_INVALID_ADDRESS", sec_bad_addr,
+             SBI_ERR_INVALID_ADDRESS);
+    WAIT_FOR(0, 20000);
+    CHECK_EQ("and stays suspended", sbi_call(EXT_HSM, 2, 1, 0, 0).value, HSM_SUSPENDED);
+    sbi_call(EXT_IPI, 0, 2, 0, 0);
+    CHECK("an IPI resumes it: hart_suspend returns success",
+          WAIT_FOR(sec_suspend_ret == 0, 5000000) &&
+          sbi_call(EXT_HSM, 2, 1, 0, 0).value == HSM_STARTED);
+    __atomic_store_n(&sec_release, 1, __ATOMIC_SEQ_CST);
+    CHECK("hart 1 stops", WAIT_FOR(sbi_call(EXT_HSM, 2, 1, 0, 0).value == HSM_STOPPED, 5000000));
+
+    sec_running = sec_release = 0;
+    sec_suspend_ret = 1;
+    sbi_call(EXT_HSM, 0, 1, (long)A(secondary_entry), OPAQUE_NON_RETENTIVE);
+    CHECK("hart 1 suspends itself (non-retentive)",
+          WAIT_FOR(sbi_call(EXT_HSM, 2, 1, 0, 0).value == HSM_SUSPENDED, 5000000));
+    sec_running = 0;
+    sbi_call(EXT_IPI, 0, 2, 0, 0);
+    CHECK("an IPI resumes it at resume_addr",
+          WAIT_FOR(__atomic_load_n(&sec_running, __ATOMIC_SEQ_CST), 5000000));
+    CHECK_EQ("with a1 = opaque", sec_opaque, OPAQUE_RESUMED);
+    CHECK_EQ("and satp = 0", sec_satp, 0);
+    CHECK_BITS("and sstatus.SIE = 0", sec_sstatus, MSTATUS_SIE, 0);
+    CHECK_EQ("not after its call", sec_suspend_ret, 1);
+    __atomic_store_n(&sec_release, 1, __ATOMIC_SEQ_CST);
+    CHECK("hart 1 stops", WAIT_FOR(sbi_call(EXT_HSM, 2, 1, 0, 0).value == HSM_STOPPED, 5000000));
 }
 
 static int ssi_hook(Frame *f, int level)
