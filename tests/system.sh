@@ -146,6 +146,21 @@ for src in "$SRC"/*.c; do
     for variant in "${VARIANTS[@]}" "${own[@]}"; do
         run_variant "$variant" || fail=1
     done
+    # `// system-repeat: N ARGS`: a hazard test (harts racing on host
+    # threads) runs N times in a row with ARGS, every run passing (a tenth
+    # as many on the sanitizer build).
+    while read -r count repeat_args; do
+        [[ -z $count || -n ${SYSTEM_EMU:-} ]] && continue
+        [[ ${XLAT_SAN_SUITE:-} == 1 ]] && count=$(( (count + 9) / 10 ))
+        for ((k = 1; k <= count; k++)); do
+            if ! out=$(run_variant "$repeat_args"); then
+                echo "$out" | sed "s/^FAIL /FAIL (run $k of $count) /"
+                fail=1
+                continue 2
+            fi
+        done
+        echo "ok   $name ($repeat_args): $count runs in a row"
+    done < <(directive system-repeat "$src")
 done
 ((ran > 0)) || { echo "FAIL no test matched: $*"; exit 1; }
 # -d in_asm and -d exec on one of them (traps, from reset in M-mode): its

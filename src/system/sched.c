@@ -80,6 +80,7 @@ static Hart *dequeue(void)
     uint64_t t = now_ns();
     h->steal_ns += t - h->queued_at;
     h->slice_start = t;
+    __atomic_store_n(&h->preempt, 0, __ATOMIC_RELAXED);  /* a slice asked of its last run */
     __atomic_store_n(&h->sched_state, SCHED_RUNNING, __ATOMIC_SEQ_CST);
     return h;
 }

@@ -3,6 +3,8 @@
 // system-variant: -accel xlat,threads=1
 // system-variant: -accel xlat,threads=1 -tune no-pv-rfence
 // system-variant: -tune no-pv-rfence
+// system-repeat: 100 -accel xlat,threads=1
+// system-repeat: 50 -accel xlat,threads=2
 // SBI RFENCE between two harts under Sv39 (SBI spec 2.0 chapter 8): hart 1
 // keeps reading a virtual page while hart 0 points its leaf at another
 // physical page and fences hart 1 (one page, a range around it, the whole
@@ -20,7 +22,7 @@ enum { HSM_STOPPED = 1 };
 
 #define VA_DATA 0x40000000UL
 #define ASID    5UL
-#define ROUNDS  12
+#define ROUNDS  8
 
 /* What hart 0 asks of hart 1. */
 enum { CMD_READ = 1, CMD_FENCE_BACK, CMD_SPIN, CMD_STOP };
