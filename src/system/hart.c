@@ -230,7 +230,7 @@ static bool wfi_done(Hart *h)
 }
 
 /* Why a hart gave its thread back (Hart.blocked_on). */
-enum { BLOCKED_WFI, BLOCKED_STOPPED, BLOCKED_SUSPENDED, BLOCKED_ACKS };
+enum { BLOCKED_WFI, BLOCKED_STOPPED, BLOCKED_SUSPENDED };
 
 bool hart_may_resume(Hart *h)
 {
@@ -239,8 +239,6 @@ bool hart_may_resume(Hart *h)
     if (!tune.pv_rfence && __atomic_load_n(&h->fence_pending, __ATOMIC_SEQ_CST))
         return true;                    /* its sender waits for it to run */
     switch (h->blocked_on) {
-    case BLOCKED_ACKS:
-        return __atomic_load_n(&h->acks_pending, __ATOMIC_SEQ_CST) == 0;
     case BLOCKED_STOPPED:
         return __atomic_load_n(&h->hsm_state, __ATOMIC_SEQ_CST) == HSM_START_PENDING;
     default:                            /* wfi, hart_suspend */
@@ -306,8 +304,7 @@ static void apply_remote_fences(Hart *h)
             continue;
         Hart *waiter = machine.harts[w];
         uint32_t bit = 1u << h->id;
-        if (__atomic_and_fetch(&waiter->acks_pending, ~bit, __ATOMIC_SEQ_CST) == 0)
-            sched_wake(waiter);
+        __atomic_and_fetch(&waiter->acks_pending, ~bit, __ATOMIC_SEQ_CST);
     }
 }
 
@@ -329,6 +326,27 @@ static uint32_t acks_outstanding(Hart *self)
         if ((left >> t & 1) && !must_wait_for(machine.harts[t]))
             left = __atomic_and_fetch(&self->acks_pending, ~(1u << t), __ATOMIC_SEQ_CST);
     return left;
+}
+
+/*
+ * Spin until every target self waits for has applied its fences (or need
+ * not be waited for any more), answering fences sent to self meanwhile:
+ * two harts fencing each other at once must not wait for each other. A
+ * target waited for on a thread acknowledges at its next exit (it was
+ * kicked); one without a thread (only with -tune no-pv-rfence) has to be
+ * given one first, so the spin goes on until self's slice is over, as a
+ * firmware's spin on its IPIs' acknowledgements would. False if self must
+ * leave its thread first (and spin again when it is back).
+ */
+static bool wait_for_acks(Hart *self)
+{
+    while (acks_outstanding(self)) {
+        if (__atomic_load_n(&self->preempt, __ATOMIC_ACQUIRE))
+            return false;
+        apply_remote_fences(self);
+        sched_yield();
+    }
+    return true;
 }
 
 bool hart_remote_fence(Hart *self, uint32_t targets, const HartFence *f)
@@ -354,19 +372,7 @@ bool hart_remote_fence(Hart *self, uint32_t targets, const HartFence *f)
         if (wait)
             hart_kick(h);
     }
-    /* Spin while every target waited for is on a thread (it acknowledges
-     * at its next exit), answering fences sent to self meanwhile: two
-     * harts fencing each other at once must not wait for each other. A
-     * target without a thread (-tune no-pv-rfence) needs self's thread,
-     * maybe: leave it. */
-    for (uint32_t left; (left = acks_outstanding(self));) {
-        for (unsigned t = 0; t < machine.nharts; t++)
-            if ((left >> t & 1) && !sched_running(machine.harts[t]))
-                return false;
-        apply_remote_fences(self);
-        sched_yield();
-    }
-    return true;
+    return wait_for_acks(self);
 }
 
 /* -- The loop ------------------------------------------------------------------------ */
@@ -422,8 +428,8 @@ enum hart_leave hart_run_slice(Hart *h)
             return LEAVE_PREEMPT;
         __atomic_store_n(&cpu->exit_request, 0, __ATOMIC_SEQ_CST);
         apply_remote_fences(h);
-        if (__atomic_load_n(&h->acks_pending, __ATOMIC_SEQ_CST))
-            return block(h, BLOCKED_ACKS);
+        if (__atomic_load_n(&h->acks_pending, __ATOMIC_SEQ_CST) && !wait_for_acks(h))
+            continue;                       /* its slice is over first */
         int hsm = __atomic_load_n(&h->hsm_state, __ATOMIC_ACQUIRE);
         if (hsm != HSM_STARTED && !start_if_pending(h))
             return block(h, hsm == HSM_SUSPENDED ? BLOCKED_SUSPENDED : BLOCKED_STOPPED);

@@ -130,8 +130,8 @@ bool hart_may_resume(Hart *h);
  * the targets that are running now to have applied it, not for those
  * that are not on a host thread (seed 003's paravirtual flush), unless
  * -tune no-pv-rfence: then for every target that is started, as firmware
- * IPIs would. Returns false if self must leave its thread to wait (the
- * hart loop blocks it until acks_pending is 0).
+ * IPIs would. Returns false if self's slice ended before they all had
+ * (the hart loop goes on waiting when self runs again).
  */
 bool hart_remote_fence(Hart *self, uint32_t targets, const HartFence *f);
 
