@@ -28,11 +28,13 @@ set -euo pipefail
 
 # libc6-dev (crt*.o, libc.so, headers), libgcc-14-dev and linux-libc-dev
 # let the guest's gcc link programs; make builds small projects;
-# libpython3.13-stdlib brings the modules python3-minimal lacks (queue ...).
+# libpython3.13-stdlib brings the modules python3-minimal lacks (queue ...);
+# stress-ng is bench/system's TLB shootdown load.
 PACKAGES=(
     bash coreutils busybox-static python3-minimal perl-base sqlite3 lua5.4
     xz-utils gzip file findutils grep sed gawk diffutils gcc-14 cpp-14
     binutils libc6-dev libgcc-14-dev linux-libc-dev make libpython3.13-stdlib
+    stress-ng
 )
 
 CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/xlat
