@@ -124,6 +124,20 @@ int insn_disasm(const Insn *in, uint64_t pc, char *buf, size_t size);
  * and exec), read through guest_mem.ops->read; nothing if unreadable. */
 void insn_print_at(FILE *f, uint64_t pc);
 
+/*
+ * Does a fence (its imm: fm, pred, succ) order an earlier store before a
+ * later load? The one ordering RVWMO's fences ask for that x86-TSO does
+ * not give: a store may still sit in the host's store buffer when a later
+ * load reads memory. Device input and output (I, O) count as loads and
+ * stores. fence.tso (fm 1000) leaves exactly that pair unordered.
+ */
+static inline bool fence_orders_store_load(int64_t imm)
+{
+    unsigned fm = (unsigned)(imm >> 8) & 0xf, pred = (unsigned)(imm >> 4) & 0xf;
+    unsigned succ = (unsigned)imm & 0xf;
+    return fm != 8 && (pred & 0x5) && (succ & 0xa);    /* pred O|W, succ I|R */
+}
+
 /* ABI register names: "zero", "ra", ... and "ft0", "fa0", ... */
 extern const char *const riscv_xreg_name[32];
 extern const char *const riscv_freg_name[32];

@@ -574,7 +574,10 @@ enum exit_reason run(CPUState *cpu, unsigned straight)
         case OP_sraw:  RD = (uint64_t)(int64_t)((int32_t)RS1 >> (RS2 & 31)); break; /* sraw */
 
         /* RV64I: system */
-        case OP_fence:   break;     /* fence: host atomics are seq_cst; nothing to do */
+        case OP_fence:              /* TSO orders all but a store before a load */
+            if (fence_orders_store_load(in->imm))
+                __atomic_thread_fence(__ATOMIC_SEQ_CST);
+            break;
         case OP_fence_i:            /* the decode cache is tagged by bits; dispatch.c */
             cpu->fence_i_count++;   /* flushes translations after interp_block */
             break;

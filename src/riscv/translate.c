@@ -565,7 +565,10 @@ static bool translate_insn(T *t)
     case OP_srlw:  shift_reg(t, SHIFT_SHR, true); return false;
     case OP_sraw:  shift_reg(t, SHIFT_SAR, true); return false;
 
-    case OP_fence: return false;            /* host stores are ordered enough; atomics seq_cst */
+    case OP_fence:                          /* TSO orders all but a store before a load */
+        if (fence_orders_store_load(in->imm))
+            be_fence_store_load(t->c);
+        return false;
     case OP_fence_i:
         be_set_pc(t->c, t->pc + in->len);
         be_exit(t->c, EXIT_FENCEI);

@@ -727,6 +727,13 @@ void be_tb_finish(BeCtx *c)
     }
 }
 
+void be_fence_store_load(BeCtx *c)
+{
+    emit_u8(&c->e, 0x0f);                           /* mfence */
+    emit_u8(&c->e, 0xae);
+    emit_u8(&c->e, 0xf0);
+}
+
 /* -- Helper calls ------------------------------------------------------------ */
 
 void be_call_interp(BeCtx *c, uint64_t pc)

@@ -158,6 +158,10 @@ void be_gen_runtime(Emit *e, JitRuntime *rt, uint8_t *gbase);
 void be_tb_start(BeCtx *c);
 void be_tb_finish(BeCtx *c);
 
+/* A guest fence that orders earlier stores before later loads: mfence
+ * (x86-TSO orders everything else already). */
+void be_fence_store_load(BeCtx *c);
+
 /* cpu->pc = pc (clobbers rax). */
 void be_set_pc(BeCtx *c, uint64_t pc);
 /* Leave translated code with exit code `code` (cpu->pc already set). */
