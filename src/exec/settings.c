@@ -18,6 +18,7 @@ Tune tune = {
     .narrow = true, .zero_base = true, .tlb_resize = true, .entry_specialize = true,
     .tlb_group = true,
     .asid_tlb = true, .tlb_fill = true, .huge_ram = true, .pv_rfence = true,
+    .pause_exit = true,
     .jc_bits = 16,
 };
 
@@ -38,6 +39,7 @@ static const struct { const char *name; bool *flag; unsigned modes; } tune_items
     { "tlb-group", &tune.tlb_group, SYSTEM },
     { "asid-tlb", &tune.asid_tlb, SYSTEM }, { "tlb-fill", &tune.tlb_fill, SYSTEM },
     { "huge-ram", &tune.huge_ram, SYSTEM }, { "pv-rfence", &tune.pv_rfence, SYSTEM },
+    { "pause-exit", &tune.pause_exit, SYSTEM },
 };
 
 /* item = "NAME=N" with lo <= N <= hi: *out = N; NULL, or what is wrong. */

@@ -138,6 +138,13 @@ static inline bool fence_orders_store_load(int64_t imm)
     return fm != 8 && (pred & 0x5) && (succ & 0xa);    /* pred O|W, succ I|R */
 }
 
+/* Zihintpause's pause: fence with pred = W, succ = 0, fm = 0 (and rd =
+ * rs1 = x0), which Linux's cpu_relax() runs in every spin-wait loop. */
+static inline bool fence_is_pause(int64_t imm, unsigned rd, unsigned rs1)
+{
+    return (imm & 0xfff) == 0x010 && rd == 0 && rs1 == 0;
+}
+
 /* ABI register names: "zero", "ra", ... and "ft0", "fa0", ... */
 extern const char *const riscv_xreg_name[32];
 extern const char *const riscv_freg_name[32];

@@ -223,6 +223,10 @@ typedef struct PrivHooks {
      * or NULL: it traps. Leaves cpu->pc after the ecall; returns 0, or
      * EXIT_REQUEST if the hart loop must look (the hart stopped, ...). */
     uint64_t (*sbi_call)(struct CPUState *cpu);
+    /* pause (Zihintpause: a spin-wait loop's hint) in translated code,
+     * cpu->pc after it: 0 to go on, or EXIT_REQUEST to leave (the hart
+     * gives its host thread up). NULL: pause is a no-op. */
+    uint64_t (*pause)(struct CPUState *cpu);
 } PrivHooks;
 
 extern PrivHooks priv_hooks;

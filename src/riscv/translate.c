@@ -566,6 +566,12 @@ static bool translate_insn(T *t)
     case OP_sraw:  shift_reg(t, SHIFT_SAR, true); return false;
 
     case OP_fence:                          /* TSO orders all but a store before a load */
+        if (fence_is_pause(in->imm, in->rd, in->rs1) && priv_hooks.pause && tune.pause_exit) {
+            be_set_pc(t->c, t->pc + in->len);   /* a spin loop's hint: maybe yield */
+            be_call_helper(t->c, priv_hooks.pause);
+            be_goto_tb(t->c, t->pc + in->len);
+            return true;
+        }
         if (fence_orders_store_load(in->imm))
             be_fence_store_load(t->c);
         return false;

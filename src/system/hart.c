@@ -201,6 +201,29 @@ static uint64_t sbi_entry(CPUState *cpu)
     return EXIT_REQUEST;
 }
 
+/*
+ * pause in translated code (priv_hooks.pause): Linux's cpu_relax() runs
+ * one in every spin-wait loop (a spinlock, a csd or rwsem wait). A hart
+ * that spins PAUSE_WINDOW times while other harts wait for a host thread
+ * gives its thread up (pause-loop exiting, as KVM's PLE does): what it
+ * waits for may be held by one of them, which would otherwise run only
+ * when its slice ends.
+ */
+#define PAUSE_WINDOW 128
+static uint64_t hart_pause(CPUState *cpu)
+{
+    Hart *h = hart_of(cpu);
+    if (!sched_others_waiting()) {
+        h->pauses = 0;
+        return 0;
+    }
+    if (++h->pauses < PAUSE_WINDOW)
+        return 0;
+    __atomic_store_n(&h->preempt, 1, __ATOMIC_RELEASE);
+    __atomic_store_n(&cpu->exit_request, 1, __ATOMIC_SEQ_CST);
+    return EXIT_REQUEST;
+}
+
 /* The hart loop's ecall (the interpreter's EXIT_ECALL): the loop looks at
  * the hart again whatever it returns. */
 static void ecall(Hart *h)
@@ -477,11 +500,13 @@ void harts_run_all(void)
 {
     pthread_t timer;
     priv_hooks.sbi_call = sbi_builtin ? sbi_entry : NULL;   /* -bios decided it */
+    if (gdbstub_enabled)
+        sched_set_threads(machine.nharts);  /* a held hart keeps its thread */
+    if (sched_threads() < machine.nharts)
+        priv_hooks.pause = hart_pause;      /* harts may wait for a thread */
     cond_init_monotonic(&timer_cond);
     if (!timer_started && pthread_create(&timer, NULL, timer_thread, NULL) == 0)
         timer_started = true;
-    if (gdbstub_enabled)
-        sched_set_threads(machine.nharts);  /* a held hart keeps its thread */
     sched_run();
     pthread_mutex_lock(&timer_lock);
     pthread_cond_broadcast(&timer_cond);

@@ -74,6 +74,7 @@ typedef struct Hart {
     struct Hart *queue_next;
     uint64_t queued_at, slice_start;   /* CLOCK_MONOTONIC ns */
     uint64_t steal_ns;                 /* time runnable but not running, in all */
+    unsigned pauses;                   /* pause instructions while others waited */
     uint64_t sta_shmem;                /* SBI STA record's address, or STA_OFF */
 
     HartTlbs tlbs;                     /* its softmmu TLBs (tlb.h) */

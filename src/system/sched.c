@@ -45,7 +45,16 @@ static uint64_t now_ns(void)
 }
 
 void sched_set_threads(unsigned threads) { nthreads = threads; }
-unsigned sched_threads(void) { return nthreads; }
+
+unsigned sched_threads(void)
+{
+    unsigned n = nthreads;
+    if (!n) {
+        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+        n = cpus > 0 && (unsigned long)cpus < machine.nharts ? (unsigned)cpus : machine.nharts;
+    }
+    return n < machine.nharts ? n : machine.nharts;
+}
 
 /* With the lock: h to the queue (its head if first), a thread woken. */
 static void enqueue(Hart *h, bool first)
@@ -62,10 +71,12 @@ static void enqueue(Hart *h, bool first)
         queue_tail->queue_next = h;
         queue_tail = h;
     }
+    /* An idle thread takes it; the slicer is told in any case: an idle
+     * thread already woken for another hart may take that one instead,
+     * and then this one waits until a slice ends. */
     if (idle_threads)
         pthread_cond_signal(&work);
-    else
-        pthread_cond_signal(&waiting);
+    pthread_cond_signal(&waiting);
 }
 
 /* With the lock: the queue's first hart, now running, or NULL. */
@@ -81,6 +92,7 @@ static Hart *dequeue(void)
     h->steal_ns += t - h->queued_at;
     h->slice_start = t;
     __atomic_store_n(&h->preempt, 0, __ATOMIC_RELAXED);  /* a slice asked of its last run */
+    h->pauses = 0;
     __atomic_store_n(&h->sched_state, SCHED_RUNNING, __ATOMIC_SEQ_CST);
     return h;
 }
@@ -98,6 +110,11 @@ void sched_wake(Hart *h)
 bool sched_running(const Hart *h)
 {
     return __atomic_load_n(&h->sched_state, __ATOMIC_SEQ_CST) == SCHED_RUNNING;
+}
+
+bool sched_others_waiting(void)
+{
+    return __atomic_load_n(&queue_head, __ATOMIC_RELAXED) != NULL;
 }
 
 bool sched_take_preempt(Hart *h)
@@ -191,14 +208,7 @@ static void wake_all(void)
 
 void sched_run(void)
 {
-    unsigned n = nthreads;
-    if (!n) {
-        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-        n = cpus > 0 && (unsigned long)cpus < machine.nharts ? (unsigned)cpus : machine.nharts;
-    }
-    if (n > machine.nharts)
-        n = machine.nharts;
-    nthreads = n;
+    unsigned n = nthreads = sched_threads();
     pthread_mutex_lock(&lock);
     for (unsigned i = 0; i < machine.nharts; i++)
         enqueue(machine.harts[i], false);   /* stopped ones block at their first look */

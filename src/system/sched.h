@@ -32,7 +32,8 @@ enum { SCHED_BLOCKED, SCHED_QUEUED, SCHED_RUNNING };
 enum hart_leave { LEAVE_EXIT, LEAVE_PREEMPT, LEAVE_BLOCK };
 
 /* Threads to run the machine's harts on (0: min(harts, host CPUs)); more
- * than the harts are not made. Before sched_run. */
+ * than the harts are not made. Before sched_run. sched_threads: how many
+ * it makes. */
 void sched_set_threads(unsigned threads);
 unsigned sched_threads(void);
 
@@ -46,6 +47,9 @@ void sched_wake(struct Hart *h);
 
 /* Is h on a host thread right now (another hart's fence must wait for it)? */
 bool sched_running(const struct Hart *h);
+
+/* Do harts wait in the queue for a thread (a hint: read without the lock)? */
+bool sched_others_waiting(void);
 
 /* h's slice is over (others are queued): true once, at h's loop's top. */
 bool sched_take_preempt(struct Hart *h);
