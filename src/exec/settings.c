@@ -18,7 +18,7 @@ Tune tune = {
     .narrow = true, .zero_base = true, .tlb_resize = true, .entry_specialize = true,
     .tlb_group = true,
     .asid_tlb = true, .tlb_fill = true, .huge_ram = true, .pv_rfence = true,
-    .pause_exit = true,
+    .pause_exit = false,   /* measured no gain: 2026-12-03, README */
     .jc_bits = 16,
 };
 

@@ -373,7 +373,9 @@ static void usage(void)
            "                          MADV_HUGEPAGE); no-entry-specialize (one generic trap, ecall\n"
            "                          and xret entry for every privilege); no-pv-rfence\n"
            "                          (a remote fence waits for every target hart to run,\n"
-           "                          not only for those on a host thread now)\n",
+           "                          not only for those on a host thread now); pause-exit\n"
+           "                          (off by default: a hart spinning on pause gives its\n"
+           "                          thread to waiting harts)\n",
            MACHINE_MAX_HARTS);
     exit(0);
 }
