@@ -26,9 +26,9 @@
  * sleeping in wfi sees its timer interrupt within the host's timer slack.
  *
  * With -gdb (gdbstub.c) every hart has a thread of its own; the loop parks
- * at its top while gdb holds the hart (a blocked hart resumes for it), runs guest code through
- * gdbstub_hart_run (breakpoints, watchpoints, steps), and takes no
- * interrupt while single-stepping.
+ * at its top while gdb holds the hart (a blocked hart resumes for it),
+ * runs guest code through gdbstub_hart_run (breakpoints, watchpoints,
+ * steps), and takes no interrupt while single-stepping.
  */
 #define _GNU_SOURCE
 #include "system/hart.h"
@@ -278,7 +278,8 @@ static enum hart_leave block(Hart *h, int why)
 
 /* -- Remote fences ------------------------------------------------------------------ */
 
-/* With h->lock: add f to h's pending fences (all of them once they pile up). */
+/* With h->lock: add f to h's pending fences (all of them, of every ASID,
+ * once they pile up or f is a whole space's). */
 static void fence_add(Hart *h, const HartFence *f)
 {
     HartFences *p = &h->fences;
@@ -319,9 +320,10 @@ static void apply_remote_fences(Hart *h)
     __atomic_store_n(&h->fence_pending, 0, __ATOMIC_SEQ_CST);
     pthread_mutex_unlock(&h->lock);
     if (p.n > HART_FENCES)
-        tlb_sfence(&h->cpu, false, 0, false, 0);
-    for (unsigned i = 0; i < p.n && p.n <= HART_FENCES; i++)
-        fence_apply(h, &p.f[i]);
+        fence_apply(h, &(HartFence){ .size = 0 });     /* everything, every ASID */
+    else
+        for (unsigned i = 0; i < p.n; i++)
+            fence_apply(h, &p.f[i]);
     for (unsigned w = 0; p.waiters; w++, p.waiters >>= 1) {
         if (!(p.waiters & 1))
             continue;
@@ -372,13 +374,13 @@ static bool wait_for_acks(Hart *self)
     return true;
 }
 
-bool hart_remote_fence(Hart *self, uint32_t targets, const HartFence *f)
+void hart_remote_fence(Hart *self, uint32_t targets, const HartFence *f)
 {
     if ((targets >> self->id & 1) && f)
         fence_apply(self, f);
     targets &= ~(1u << self->id);
     if (!f)
-        return true;
+        return;
     for (unsigned t = 0; t < machine.nharts; t++) {
         if (!(targets >> t & 1))
             continue;
@@ -395,7 +397,7 @@ bool hart_remote_fence(Hart *self, uint32_t targets, const HartFence *f)
         if (wait)
             hart_kick(h);
     }
-    return wait_for_acks(self);
+    wait_for_acks(self);
 }
 
 /* -- The loop ------------------------------------------------------------------------ */

@@ -51,10 +51,8 @@ typedef struct HartFences {
 typedef struct Hart {
     CPUState cpu;                      /* first: a CPUState * is a Hart * */
     unsigned id;                       /* mhartid */
-    pthread_t thread;
 
-    pthread_mutex_t lock;              /* wake-ups, hsm, mtimecmp */
-    pthread_cond_t wake;
+    pthread_mutex_t lock;              /* hsm, mtimecmp, the fence records */
     uint64_t mtimecmp;                 /* ACLINT: MTIP while mtime >= this */
     int hsm_state;
     uint64_t start_addr, start_opaque; /* HSM hart_start's (or hart_suspend's) */
@@ -95,7 +93,6 @@ void hart_kick(Hart *h);
 /* Create hart id (reset state, stopped unless it is the boot hart). */
 Hart *hart_create(unsigned id);
 
-
 /* The exception a memory fault is (its cause), and an illegal
  * instruction's tval: the bits at cpu->pc, or 0 if they cannot be fetched. */
 uint64_t hart_fault_cause(const MemFault *f);
@@ -116,8 +113,8 @@ enum exit_reason hart_run_code(CPUState *cpu);
 void harts_run_all(void);
 
 /* Run h on the calling thread until it blocks (wfi with nothing pending,
- * HSM stopped, waiting for fences), its slice is over or the machine ends:
- * the scheduler's (sched.c) unit of work. */
+ * HSM stopped or suspended), its slice is over or the machine ends: the
+ * scheduler's (sched.c) unit of work. */
 enum hart_leave hart_run_slice(Hart *h);
 
 /* h, blocked, has something to do now (sched.c asks with its lock held,
@@ -131,9 +128,9 @@ bool hart_may_resume(Hart *h);
  * the targets that are running now to have applied it, not for those
  * that are not on a host thread (seed 003's paravirtual flush), unless
  * -tune no-pv-rfence: then for every target that is started, as firmware
- * IPIs would. Returns false if self's slice ended before they all had
- * (the hart loop goes on waiting when self runs again).
+ * IPIs would. If self's slice ends first, acks_pending stays nonzero and
+ * the hart loop goes on waiting when self runs again.
  */
-bool hart_remote_fence(Hart *self, uint32_t targets, const HartFence *f);
+void hart_remote_fence(Hart *self, uint32_t targets, const HartFence *f);
 
 #endif
