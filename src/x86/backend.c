@@ -727,12 +727,7 @@ void be_tb_finish(BeCtx *c)
     }
 }
 
-void be_fence_store_load(BeCtx *c)
-{
-    emit_u8(&c->e, 0x0f);                           /* mfence */
-    emit_u8(&c->e, 0xae);
-    emit_u8(&c->e, 0xf0);
-}
+void be_fence_store_load(BeCtx *c) { emit_mfence(&c->e); }
 
 /* -- Helper calls ------------------------------------------------------------ */
 

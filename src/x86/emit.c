@@ -327,3 +327,10 @@ void emit_nops(Emit *e, unsigned n)
         }
     }
 }
+
+void emit_mfence(Emit *e)
+{
+    emit_u8(e, 0x0f);
+    emit_u8(e, 0xae);
+    emit_u8(e, 0xf0);
+}

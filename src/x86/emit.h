@@ -232,6 +232,9 @@ static inline void emit_patch_rel32(uint8_t *field, const uint8_t *target)
     for (int i = 0; i < 4; i++)
         field[i] = (uint8_t)((uint32_t)rel >> (8 * i));
 }
+/* mfence: orders every earlier store before every later load. */
+void emit_mfence(Emit *e);
+
 /* n bytes of padding (multi-byte nops). */
 void emit_nops(Emit *e, unsigned n);
 
