@@ -92,7 +92,6 @@ static void machine_setup(void)
         harts[i].id = i;
         harts[i].mtimecmp = UINT64_MAX;
         pthread_mutex_init(&harts[i].lock, NULL);
-        pthread_cond_init(&harts[i].wake, NULL);
         machine.harts[i] = &harts[i];
     }
 }
