@@ -186,6 +186,14 @@ uint64_t jit_helper_interp(CPUState *cpu, uint64_t pc)
     return state_change_only(cpu, r) ? EXIT_REDISPATCH : r;
 }
 
+uint64_t jit_helper_csr(CPUState *cpu, uint64_t pc, uint64_t info)
+{
+    Insn in = { .op = (uint16_t)(info & 0xffff), .len = 4, .rd = (uint8_t)(info >> 16 & 31),
+                .rs1 = (uint8_t)(info >> 24 & 31), .imm = (int64_t)(info >> 32 & 0xfff) };
+    enum exit_reason r = interp_csr(cpu, pc, &in);
+    return state_change_only(cpu, r) ? EXIT_REDISPATCH : r;
+}
+
 uint64_t jit_helper_fill(CPUState *cpu, uint64_t va, uint64_t info)
 {
     return guest_mem.ops->probe_fill(cpu, va, info & 0xff, (enum mem_access)(info >> 8 & 0xff),

@@ -52,6 +52,7 @@ typedef struct Tune {
     bool tlb_fill;      /* system mode: a probe's miss refills and retries; else the interpreter */
     bool huge_ram;      /* system mode: guest RAM in transparent huge pages (MADV_HUGEPAGE) */
     bool pv_rfence;     /* system mode: remote fences do not wait for harts off their threads */
+    bool atomics;       /* LR, SC and AMOs translated (else the interpreter runs each) */
     bool pause_exit;    /* system mode: a hart spinning on pause yields its thread to waiting harts (off) */
     unsigned jc_bits;   /* log2 of jump cache entries (10..18, default 16) */
     unsigned tlb_bits;  /* system mode: log2 of every TLB's entries, fixed (0: sized) */

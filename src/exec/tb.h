@@ -132,6 +132,9 @@ typedef struct JitRuntime {
      * always leaves, to the dispatcher at the next pc. */
     uint8_t *interp_call;
     uint8_t *interp_exit;
+    /* rax = guest pc, rcx = JIT_CSR_INFO: jit_helper_csr, called and
+     * returning as interp_call does. */
+    uint8_t *csr_call;
     /* A guest return found the return-address stack empty: rax = target pc. */
     uint8_t *ras_empty;
     /* rax = uint64_t fn(CPUState *), called from translated code (mapped
@@ -150,6 +153,13 @@ uint16_t *tb_pcmap_alloc(unsigned n, uint32_t *index);
 /* The interpreter runs one instruction for translated code (jit_rt's
  * interp_call/interp_exit stubs): cpu->pc = pc, then interp_step. */
 uint64_t jit_helper_interp(CPUState *cpu, uint64_t pc);
+
+/* A CSR instruction for translated code (jit_rt.csr_call): the one at pc,
+ * decoded (JIT_CSR_INFO: its op, rd, rs1 or uimm, CSR number), run as the
+ * interpreter runs it without fetching it again (interp_csr). */
+#define JIT_CSR_INFO(op, rd, rs1, csr) \
+    ((uint64_t)(op) | (uint64_t)(rd) << 16 | (uint64_t)(rs1) << 24 | (uint64_t)((csr) & 0xfff) << 32)
+uint64_t jit_helper_csr(CPUState *cpu, uint64_t pc, uint64_t info);
 
 /* A softmmu probe missed (jit_rt.fill_call): refill the entry of the
  * access described by JIT_FILL_INFO at va (GuestMemOps.probe_fill);

@@ -113,6 +113,15 @@ enum exit_reason interp_run(CPUState *cpu);
 enum exit_reason interp_step(CPUState *cpu);
 
 /*
+ * Execute the Zicsr instruction in (decoded; at pc) as interp_step would,
+ * without fetching it: translated code's CSR accesses (the translator has
+ * the instruction). EXIT_REQUEST if the privileged state changed (priv.h's
+ * PRIV_STOP), EXIT_ILLEGAL (cpu->pc = pc) if the access is illegal.
+ */
+struct Insn;
+enum exit_reason interp_csr(CPUState *cpu, uint64_t pc, const struct Insn *in);
+
+/*
  * interp_run for -d in_asm and -d exec (riscv/insn_log.c): one instruction
  * at a time, logging each pc (exec) or each distinct pc once (in_asm), at
  * most budget of them; EXIT_REQUEST when cpu->exit_request is set,

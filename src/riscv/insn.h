@@ -138,6 +138,13 @@ static inline bool fence_orders_store_load(int64_t imm)
     return fm != 8 && (pred & 0x5) && (succ & 0xa);    /* pred O|W, succ I|R */
 }
 
+/* csrrw, csrrs, csrrc and their immediate forms (Zicsr). */
+static inline bool insn_is_csr(unsigned op)
+{
+    return op == OP_csrrw || op == OP_csrrs || op == OP_csrrc ||
+           op == OP_csrrwi || op == OP_csrrsi || op == OP_csrrci;
+}
+
 /* Zihintpause's pause: fence with pred = W, succ = 0, fm = 0 (and rd =
  * rs1 = x0), which Linux's cpu_relax() runs in every spin-wait loop. */
 static inline bool fence_is_pause(int64_t imm, unsigned rd, unsigned rs1)

@@ -439,6 +439,14 @@ static int exec_csr(CPUState *cpu, const Insn *in)
         HOST(aa_, (n), (acc));                                          \
     })
 #define LR_HOST(a, n)  ATOMIC_HOST(a, n, MEM_LOAD)
+
+/* An LR with rl set (lr.aqrl: sequentially consistent) orders earlier
+ * stores before its load, which x86-TSO alone does not (a seq_cst load
+ * is a plain load there). */
+#define LR_RELEASE() do {                                               \
+        if (in->rm & 1)                                                 \
+            __atomic_thread_fence(__ATOMIC_SEQ_CST);                    \
+    } while (0)
 #define AMO_HOST(a, n) ATOMIC_HOST(a, n, MEM_AMO)
 
 /* Operand shorthands for the switch. */
@@ -636,6 +644,7 @@ enum exit_reason run(CPUState *cpu, unsigned straight)
         /* A: load-reserved / store-conditional */
         case OP_lr_w: {                                         /* lr.w */
             uint64_t a = RS1;
+            LR_RELEASE();
             uint32_t v = __atomic_load_n((uint32_t *)LR_HOST(a, 4), __ATOMIC_SEQ_CST);
             cpu->res_addr = a;
             cpu->res_val = v;
@@ -645,6 +654,7 @@ enum exit_reason run(CPUState *cpu, unsigned straight)
         }
         case OP_lr_d: {                                         /* lr.d */
             uint64_t a = RS1;
+            LR_RELEASE();
             uint64_t v = __atomic_load_n((uint64_t *)LR_HOST(a, 8), __ATOMIC_SEQ_CST);
             cpu->res_addr = a;
             cpu->res_val = v;
@@ -860,6 +870,19 @@ enum exit_reason interp_run(CPUState *cpu)
 enum exit_reason interp_step(CPUState *cpu)
 {
     return guarded(cpu, run_one);
+}
+
+enum exit_reason interp_csr(CPUState *cpu, uint64_t pc, const Insn *in)
+{
+    int r = exec_csr(cpu, in);
+    if (r == PRIV_ILLEGAL) {
+        cpu->pc = pc;
+        return EXIT_ILLEGAL;
+    }
+    cpu->x[0] = 0;
+    cpu->instret++;
+    cpu->pc = pc + in->len;
+    return r == PRIV_STOP ? EXIT_REQUEST : EXIT_NONE;
 }
 
 enum exit_reason interp_straight(CPUState *cpu)

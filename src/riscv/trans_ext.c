@@ -38,6 +38,7 @@
 #include <stddef.h>
 
 #include "riscv/cpu.h"
+#include "exec/settings.h"
 #include "riscv/translate_priv.h"
 
 #define F_OFF(r) (CPU_OFF(f) + 8 * (r))
@@ -634,6 +635,24 @@ static bool tr_csr_trap(T *t)
     return true;
 }
 
+/* -- A: LR, SC, AMOs ------------------------------------------------------------ */
+
+/* Through the backend's locked instructions (be_guest_atomic); an LR with
+ * rl set first orders earlier stores before it (TSO would not). */
+static bool tr_atomic(T *t, enum be_atomic op, int size)
+{
+    const Insn *in = t->in;
+    if (in->rs1 == 0)
+        return false;                       /* absolute address: rare, the interpreter */
+    if (op == BE_LR && (in->rm & 1) && tune.atomics)
+        be_fence_store_load(t->c);
+    int a = src(t->e, in->rs1, RCX);
+    if (!be_guest_atomic(t->c, op, a, in->rs1, in->rs2, size, t->pc))
+        return false;
+    writeback(t->e, in->rd, RAX);
+    return true;
+}
+
 /* -- Dispatch ------------------------------------------------------------------ */
 
 bool translate_ext(T *t)
@@ -655,6 +674,28 @@ bool translate_ext(T *t)
         if (tr_csr_trap(t))
             return true;
         break;
+    case OP_lr_w:      return tr_atomic(t, BE_LR, 4);
+    case OP_lr_d:      return tr_atomic(t, BE_LR, 8);
+    case OP_sc_w:      return tr_atomic(t, BE_SC, 4);
+    case OP_sc_d:      return tr_atomic(t, BE_SC, 8);
+    case OP_amoswap_w: return tr_atomic(t, BE_SWAP, 4);
+    case OP_amoswap_d: return tr_atomic(t, BE_SWAP, 8);
+    case OP_amoadd_w:  return tr_atomic(t, BE_ADD, 4);
+    case OP_amoadd_d:  return tr_atomic(t, BE_ADD, 8);
+    case OP_amoxor_w:  return tr_atomic(t, BE_XOR, 4);
+    case OP_amoxor_d:  return tr_atomic(t, BE_XOR, 8);
+    case OP_amoand_w:  return tr_atomic(t, BE_AND, 4);
+    case OP_amoand_d:  return tr_atomic(t, BE_AND, 8);
+    case OP_amoor_w:   return tr_atomic(t, BE_OR, 4);
+    case OP_amoor_d:   return tr_atomic(t, BE_OR, 8);
+    case OP_amomin_w:  return tr_atomic(t, BE_MIN, 4);
+    case OP_amomin_d:  return tr_atomic(t, BE_MIN, 8);
+    case OP_amomax_w:  return tr_atomic(t, BE_MAX, 4);
+    case OP_amomax_d:  return tr_atomic(t, BE_MAX, 8);
+    case OP_amominu_w: return tr_atomic(t, BE_MINU, 4);
+    case OP_amominu_d: return tr_atomic(t, BE_MINU, 8);
+    case OP_amomaxu_w: return tr_atomic(t, BE_MAXU, 4);
+    case OP_amomaxu_d: return tr_atomic(t, BE_MAXU, 8);
     default:
         break;
     }

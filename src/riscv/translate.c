@@ -11,10 +11,13 @@
  *
  * Natively translated: RV64I (ALU, loads/stores through be_guest_load/
  * be_guest_store, branches as cmp + jcc, jal/jalr, lui/auipc, ecall,
- * fence, fence.i), mul/mulw, and the common Zba/Zbb/Zbs operations.
- * M, F, D and the FP CSRs are in trans_ext.c. Everything else (A, other
- * CSRs, ebreak, illegal encodings, and the rare cases trans_ext.c leaves
- * out) calls the interpreter for that one instruction (be_call_interp):
+ * fence, fence.i), mul/mulw, and the Zba/Zbb/Zbs operations (clz, ctz
+ * and cpop where the host has them). M, A, F, D and the FP CSRs are in
+ * trans_ext.c; other CSR accesses call the interpreter's CSR code with the
+ * decoded instruction (be_call_csr). Everything else (ebreak, illegal
+ * encodings, privileged instructions without a translation, and the rare
+ * cases trans_ext.c leaves out) calls the interpreter for that one
+ * instruction (be_call_interp):
  * slower, but exactly the golden model. cpu->instret (rdcycle/rdinstret)
  * is exact in system mode once software has looked at it (be_count, under
  * TB_FLAGS_COUNT: see priv.h); user mode counts only instructions
@@ -308,6 +311,36 @@ static void tr_bext(T *t, bool imm)
     }
     emit_arith_ri(t->e, ARITH_AND, d, 1, false);
     writeback(t->e, in->rd, d);
+}
+
+/*
+ * orc.b: each byte 0xff if it is nonzero, else 0 (the kernel's Zbb string
+ * functions). (x & 0x7f..) + 0x7f.. | x sets a byte's high bit iff the
+ * byte is nonzero; with only those bits kept (z), z | (z - (z >> 7)) fills
+ * each such byte without borrowing from the next.
+ */
+static void tr_orc_b(T *t)
+{
+    const Insn *in = t->in;
+    Emit *e = t->e;
+    if (in->rd == 0)
+        return;
+    emit_mov_ri(e, RCX, 0x7f7f7f7f7f7f7f7fULL);
+    load_into(e, RAX, in->rs1);
+    emit_arith_rr(e, ARITH_AND, RAX, RCX, false);
+    emit_arith_rr(e, ARITH_ADD, RAX, RCX, false);
+    if (in->rs1 == 0 || hr(in->rs1) < 0)
+        emit_arith_rm(e, ARITH_OR, RAX, REG_CPU, CPU_X_OFF(in->rs1), false);   /* x0's home: 0 */
+    else
+        emit_arith_rr(e, ARITH_OR, RAX, hr(in->rs1), false);
+    emit_grp3(e, EXT3_NOT, RCX, false);
+    emit_arith_rr(e, ARITH_AND, RAX, RCX, false);
+    emit_mov_rr(e, RCX, RAX);
+    emit_shift_ri(e, SHIFT_SHR, RCX, 7, false);
+    emit_grp3(e, EXT3_NEG, RCX, false);
+    emit_arith_rr(e, ARITH_ADD, RCX, RAX, false);
+    emit_arith_rr(e, ARITH_OR, RAX, RCX, false);
+    writeback(e, in->rd, RAX);
 }
 
 static void tr_ext(T *t, int opc)
@@ -642,6 +675,7 @@ static bool translate_insn(T *t)
     case OP_rori:  shift_imm(t, SHIFT_ROR, false); return false;
     case OP_roriw: shift_imm(t, SHIFT_ROR, true); return false;
     case OP_rev8: tr_rev8(t); return false;
+    case OP_orc_b: tr_orc_b(t); return false;
     case OP_bset:  tr_bitreg(t, OPC_BTS_EvGv); return false;
     case OP_bclr:  tr_bitreg(t, OPC_BTR_EvGv); return false;
     case OP_binv:  tr_bitreg(t, OPC_BTC_EvGv); return false;
@@ -660,6 +694,10 @@ static bool translate_insn(T *t)
         if (translate_ext(t))               /* M, A, F, D: trans_ext.c */
             return false;
         break;
+    }
+    if (insn_is_csr(in->op)) {
+        be_call_csr(t->c, t->pc, JIT_CSR_INFO(in->op, in->rd, in->rs1, in->imm));
+        return false;
     }
     be_call_interp(t->c, t->pc);
     return false;

@@ -38,9 +38,7 @@ int8_t be_host_guest[16] = {
 /* The guest register r14 holds when it is not the guest base. */
 #define GUEST_IN_R14 19
 
-/* Base register of guest memory operands: REG_GBASE, or NO_REG with the
- * window at host address 0. */
-static int gbase_reg = REG_GBASE;
+int be_gbase_reg = REG_GBASE;
 
 const int8_t *be_cur_map = be_guest_reg;
 
@@ -237,7 +235,7 @@ static void emit_return_or_leave(Emit *e, const uint8_t *epilogue_stored, const 
 static void set_guest_base(const uint8_t *gbase)
 {
     bool zero = gbase == NULL && !guest_mem.softmmu;
-    gbase_reg = gbase ? REG_GBASE : NO_REG;
+    be_gbase_reg = gbase ? REG_GBASE : NO_REG;
     be_guest_reg[GUEST_IN_R14] = zero ? R14 : -1;
     be_host_guest[R14] = zero ? GUEST_IN_R14 : -1;
 }
@@ -309,6 +307,12 @@ void be_gen_runtime(Emit *e, JitRuntime *rt, uint8_t *gbase)
     emit_test_rr(e, RAX, RAX);
     emit_cmov(e, CC_E, RAX, RCX);
     emit_patch_rel32(emit_jmp(e), epilogue_stored);
+
+    /* csr_call: rax = guest pc, rcx = JIT_CSR_INFO; as interp_call. */
+    emit_nops(e, (unsigned)(-(uintptr_t)e->p) & 15);
+    rt->csr_call = e->p;
+    emit_c_call(e, jit_helper_csr, true);
+    emit_return_or_leave(e, epilogue_stored, rt->lookup);
 
     /* helper_call: rax = fn, called with the CPUState; as interp_call after. */
     emit_nops(e, (unsigned)(-(uintptr_t)e->p) & 15);
@@ -742,6 +746,18 @@ void be_call_interp(BeCtx *c, uint64_t pc)
     c->checked = 0;             /* the interpreter may have written any register */
 }
 
+void be_call_csr(BeCtx *c, uint64_t pc, uint64_t info)
+{
+    be_count(c, 0);
+    c->interp_called = true;
+    unmap(c);
+    emit_mov_ri(&c->e, RAX, pc);
+    emit_mov_ri(&c->e, RCX, info);
+    emit_patch_rel32(emit_call(&c->e), jit_rt.csr_call);
+    remap(c);
+    c->checked = 0;
+}
+
 void be_goto_cpu_pc(BeCtx *c)
 {
     emit_cpu_pc_target(&c->e);
@@ -755,244 +771,4 @@ void be_call_helper(BeCtx *c, uint64_t (*fn)(CPUState *))
     emit_patch_rel32(emit_call(&c->e), jit_rt.helper_call);
     remap(c);
     c->checked = 0;
-}
-
-/* -- Guest memory ---------------------------------------------------------------- */
-
-/*
- * The window check: the guest window is guest_base + [0, 2^39) with 4 GiB
- * guards on both sides (below host address 0: the kernel's half, which
- * faults the same; user/mm.h), so if the base register is below 2^39 the access at
- * base + disp (|disp| < 2^11) lands in the window or a guard: a host fault
- * there is a genuine guest fault at base + disp (exec_fault_restore).
- * Otherwise the interpreter performs the access (fault or, with a negative
- * disp, a valid access near 2^64 wrapping... which it reports exactly) and
- * translated code is left: the code after a check runs only if it passed,
- * which is what lets later accesses through the same guest register skip
- * it (--tune checked-reuse).
- */
-static void window_check(BeCtx *c, int addr, int base, uint64_t pc)
-{
-    if (tune.checked_reuse && base > 0 && (c->checked >> base & 1))
-        return;
-    emit_arith_rm(&c->e, ARITH_CMP, addr, REG_CPU, CPU_OFF(guest_limit), false);
-    BeSlow *s = be_slow_add(c, pc);
-    s->jcc = emit_jcc(&c->e, CC_AE);
-    if (base > 0)
-        c->checked |= 1u << base;
-}
-
-/*
- * --tune no-disp: materialize addr + disp in rcx first, as a translator
- * without based accesses would. addr may be rcx; the value is never rcx.
- */
-static int unfold_disp(BeCtx *c, int addr, int32_t *disp)
-{
-    if (tune.disp || *disp == 0)
-        return addr;
-    emit_lea(&c->e, RCX, addr, NO_REG, 0, *disp, false);
-    *disp = 0;
-    return RCX;
-}
-
-/*
- * The host operand [gbase + index + disp] of a guest access: index is the
- * host register holding the guest address (or NO_REG); with the window at
- * host address 0 it becomes the base, and the operand needs no SIB byte.
- */
-static int guest_base_of(int *index)
-{
-    if (gbase_reg != NO_REG)
-        return gbase_reg;
-    int base = *index;
-    *index = NO_REG;
-    return base;
-}
-
-/*
- * The softmmu probe (exec/softmmu.h), emitted at e, of the bytes [addr +
- * disp, addr + disp + size) for the block's data TLB: rax = the entry, its
- * tag for the access kind compared with the page of the last byte (any
- * flag, or a page crossing, misses); then rcx = the addend. A miss, with
- * no branch target given (miss == NULL), refills the entry and probes
- * again (emit_refill; not with --tune no-tlb-fill), or goes to the
- * interpreter, which runs the whole instruction and comes back after it
- * (be_insn_done); else *miss is the jne to patch. Overwrites rcx even if
- * addr is rcx (probed_index: base's home has the address then).
- */
-static void tlb_probe(BeCtx *c, Emit *e, int addr, int base, int32_t disp, int size, bool store,
-                      uint64_t pc, uint8_t **miss)
-{
-    uint8_t *start = e->p;
-    int32_t fast = CPU_OFF(tlb) + (int32_t)(c->tlb_idx * sizeof(TlbFast));
-    int32_t tag = store ? (int32_t)offsetof(TlbEntry, addr_write)
-                        : (int32_t)offsetof(TlbEntry, addr_read);
-    emit_lea(e, RAX, addr, NO_REG, 0, disp, false);
-    emit_shift_ri(e, SHIFT_SHR, RAX, TARGET_PAGE_BITS - TLB_ENTRY_BITS, false);
-    emit_arith_rm(e, ARITH_AND, RAX, REG_CPU, fast + (int32_t)offsetof(TlbFast, mask), false);
-    emit_arith_rm(e, ARITH_ADD, RAX, REG_CPU, fast + (int32_t)offsetof(TlbFast, table), false);
-    emit_lea(e, RCX, addr, NO_REG, 0, disp + size - 1, false);
-    emit_arith_ri(e, ARITH_AND, RCX, -(int32_t)TARGET_PAGE_SIZE, false);
-    emit_modrm_mem(e, OPC_ARITH_GvEv | ARITH_CMP << 3 | P_REXW, RCX, RAX, NO_REG, 0, tag);
-    if (miss) {
-        *miss = emit_jcc(e, CC_NE);
-    } else {
-        BeSlow *s = be_slow_add(c, pc);
-        s->jcc = emit_jcc(e, CC_NE);
-        s->resume_next = true;
-        if (tune.tlb_fill)
-            s->refill = (BeRefill){
-                .retry = start, .addr = addr, .base = base, .disp = disp, .tag = tag,
-                .info = JIT_FILL_INFO(size, store ? MEM_STORE : MEM_LOAD, c->tlb_idx) };
-    }
-    emit_ld64(e, RCX, RAX, (int32_t)offsetof(TlbEntry, addend));
-}
-
-/* The index register of the host operand [rcx + index + disp] after
- * tlb_probe: addr, or none if addr was rcx (the probe overwrote it: the
- * guest register's home, in CPUState, is added to rcx instead). */
-static int probed_index(Emit *e, int addr, int base)
-{
-    if (addr != RCX)
-        return addr;
-    emit_arith_rm(e, ARITH_ADD, RCX, REG_CPU, CPU_X_OFF(base), false);
-    return NO_REG;
-}
-
-/* One guest load or store in softmmu code. */
-typedef struct Access {
-    bool store, sign;
-    int reg;                    /* the load's destination, the store's value */
-    int addr, base;             /* host register holding guest register base's value */
-    int32_t disp;
-    int size;
-    uint64_t pc;
-} Access;
-
-static void access_at(Emit *e, const Access *a, int host, int index)
-{
-    if (a->store)
-        emit_store_sized(e, a->reg, host, index, a->disp, a->size);
-    else
-        emit_load_sized(e, a->reg, host, index, a->disp, a->size, a->sign);
-}
-
-/* The access with its own probe, at e. */
-static void probed_access(BeCtx *c, Emit *e, const Access *a)
-{
-    tlb_probe(c, e, a->addr, a->base, a->disp, a->size, a->store, a->pc, NULL);
-    access_at(e, a, RCX, probed_index(e, a->addr, a->base));
-}
-
-/* Out of line (where the hot path's jcc, if given, now goes): the access
- * with its own probe (addr reloaded first if the hot path's probe
- * overwrote it), then back to the hot path after the access. Returns the
- * jmp back to patch. */
-static uint8_t *cold_access(BeCtx *c, uint8_t *jcc, const Access *a, bool reload)
-{
-    Emit *e = &c->cold;
-    if (jcc)
-        emit_patch_rel32(jcc, e->p);
-    if (reload)
-        emit_ld64(e, RCX, REG_CPU, CPU_X_OFF(a->base));
-    probed_access(c, e, a);
-    return emit_jmp(e);
-}
-
-/* A group's leader: the probe of the group's bytes, the addend kept in
- * cpu->tlb_hold; on a miss, an odd hold and the leader's own probe. */
-static void group_leader(BeCtx *c, const Access *a)
-{
-    Emit *e = &c->e;
-    uint8_t *miss;
-    tlb_probe(c, e, a->addr, a->base, c->group.lo, (int)c->group.span, c->group.store, a->pc,
-              &miss);
-    emit_st64(e, RCX, REG_CPU, CPU_OFF(tlb_hold));
-    access_at(e, a, RCX, probed_index(e, a->addr, a->base));
-    Emit *cold = &c->cold;
-    emit_patch_rel32(miss, cold->p);
-    emit_st64_imm(cold, REG_CPU, CPU_OFF(tlb_hold), 1);
-    emit_patch_rel32(cold_access(c, NULL, a, a->addr == RCX), e->p);
-}
-
-/* A group's member: through the leader's addend if its probe hit. */
-static void group_member(BeCtx *c, const Access *a)
-{
-    Emit *e = &c->e;
-    int hold = a->addr == RCX ? RAX : RCX;
-    emit_ld64(e, hold, REG_CPU, CPU_OFF(tlb_hold));
-    emit_modrm(e, OPC_TESTB_EbIb | P_REXB_RM, 0, hold);
-    emit_u8(e, 1);
-    uint8_t *odd = emit_jcc(e, CC_NE);
-    access_at(e, a, hold, a->addr);
-    emit_patch_rel32(cold_access(c, odd, a, false), e->p);
-}
-
-static void softmmu_access(BeCtx *c, const Access *a)
-{
-    c->tb->naccess++;
-    c->tb->tlb_idx = c->tlb_idx;
-    uint8_t role = tune.tlb_group ? c->group.role : MEM_ALONE;
-    c->group.role = MEM_ALONE;
-    if (role == MEM_LEADER)
-        group_leader(c, a);
-    else if (role == MEM_MEMBER)
-        group_member(c, a);
-    else
-        probed_access(c, &c->e, a);
-}
-
-void be_guest_load(BeCtx *c, int dst, int addr, int base, int32_t disp, int size, bool sign,
-                   uint64_t pc)
-{
-    if (guest_mem.softmmu) {
-        softmmu_access(c, &(Access){ .sign = sign, .reg = dst, .addr = addr, .base = base,
-                                     .disp = disp, .size = size, .pc = pc });
-        return;
-    }
-    window_check(c, addr, base, pc);
-    addr = unfold_disp(c, addr, &disp);
-    int hbase = guest_base_of(&addr);
-    emit_load_sized(&c->e, dst, hbase, addr, disp, size, sign);
-}
-
-/* Index register and displacement for the constant guest address addr. */
-static int abs_operand(BeCtx *c, uint64_t addr, int32_t *disp)
-{
-    if (addr <= INT32_MAX) {
-        *disp = (int32_t)addr;
-        return NO_REG;
-    }
-    emit_mov_ri(&c->e, RCX, addr);
-    *disp = 0;
-    return RCX;
-}
-
-void be_guest_load_abs(BeCtx *c, int dst, uint64_t addr, int size, bool sign)
-{
-    int32_t disp;
-    int index = abs_operand(c, addr, &disp);
-    int hbase = guest_base_of(&index);
-    emit_load_sized(&c->e, dst, hbase, index, disp, size, sign);
-}
-
-void be_guest_store_abs(BeCtx *c, int src, uint64_t addr, int size)
-{
-    int32_t disp;
-    int index = abs_operand(c, addr, &disp);
-    int hbase = guest_base_of(&index);
-    emit_store_sized(&c->e, src, hbase, index, disp, size);
-}
-
-void be_guest_store(BeCtx *c, int src, int addr, int base, int32_t disp, int size, uint64_t pc)
-{
-    if (guest_mem.softmmu) {
-        softmmu_access(c, &(Access){ .store = true, .reg = src, .addr = addr, .base = base,
-                                     .disp = disp, .size = size, .pc = pc });
-        return;
-    }
-    window_check(c, addr, base, pc);
-    addr = unfold_disp(c, addr, &disp);
-    int hbase = guest_base_of(&addr);
-    emit_store_sized(&c->e, src, hbase, addr, disp, size);
 }

@@ -42,6 +42,10 @@
 extern int8_t be_guest_reg[32];
 /* Guest register held by host register h, or -1. */
 extern int8_t be_host_guest[16];
+
+/* Base register of guest memory operands: REG_GBASE, or NO_REG with the
+ * window at host address 0 (set at init; backend_mem.c's accesses). */
+extern int be_gbase_reg;
 /*
  * The mapping the translator uses for the block it is translating: the
  * fixed be_guest_reg, or the block's own (be_choose_remap). Translation is
@@ -211,6 +215,10 @@ void be_return(BeCtx *c);
  */
 void be_call_interp(BeCtx *c, uint64_t pc);
 
+/* The same for the CSR instruction at pc that info (JIT_CSR_INFO)
+ * describes, through jit_rt.csr_call (no fetch, no decode). */
+void be_call_csr(BeCtx *c, uint64_t pc, uint64_t info);
+
 /*
  * Call fn(cpu) (the shared stub jit_rt.helper_call spills and reloads the
  * mapped registers): translated code goes on if it returns 0, and leaves
@@ -256,6 +264,27 @@ void be_guest_store(BeCtx *c, int src, int addr, int base, int32_t disp, int siz
  */
 void be_guest_load_abs(BeCtx *c, int dst, uint64_t addr, int size, bool sign);
 void be_guest_store_abs(BeCtx *c, int src, uint64_t addr, int size);
+
+/* The A extension's accesses (be_guest_atomic). */
+enum be_atomic {
+    BE_LR, BE_SC, BE_SWAP, BE_ADD,
+    BE_XOR, BE_AND, BE_OR, BE_MIN, BE_MAX, BE_MINU, BE_MAXU,     /* a cmpxchg loop */
+};
+
+/*
+ * An LR, SC or AMO of size 4 or 8 at the guest address in host register
+ * addr (guest register base's value; no displacement), with guest register
+ * val as the source of an SC or AMO: rax = the result (LR, AMO: the old
+ * value, sign-extended from 32 bits; SC: 0 if it stored, else 1). Host
+ * locked instructions, so atomic against the interpreter's __atomic
+ * operations and other host threads; the reservation is the interpreter's
+ * (cpu->res_*). A misaligned address, a TLB miss or a flagged page runs the
+ * instruction in the interpreter, which raises the exact fault. False, with
+ * nothing emitted, where user mode has no temporary register for it (addr
+ * in rcx): the caller then calls the interpreter.
+ */
+bool be_guest_atomic(BeCtx *c, enum be_atomic op, int addr, int base, int val, int size,
+                     uint64_t pc);
 
 /*
  * Without a window (guest_mem.softmmu) every access probes the vCPU's TLB

@@ -66,6 +66,7 @@ static inline bool emit_room(const Emit *e, unsigned n) { return e->p + n <= e->
 #define OPC_LEA         0x8d
 #define OPC_LZCNT       (0xbd | P_EXT | P_SIMDF3)
 #define OPC_MOVB_EvGv   (0x88 | P_REXB_R)
+#define OPC_MOVB_EvIb   0xc6            /* /0 ib */
 #define OPC_MOVL_EvGv   0x89
 #define OPC_MOVL_GvEv   0x8b
 #define OPC_MOVL_EvIz   0xc7
