@@ -10,7 +10,7 @@ BUILD=$(cd "${1:?usage: tune_matrix.sh BUILD}" && pwd)
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 XLAT=$BUILD/xlat
 CONFIGS=(no-cflags no-nostore no-inline-jc no-xpage no-cycle-poll no-poison no-disp no-checked-reuse no-ras no-superblock
-         no-fork-warm no-first-interp no-remap no-narrow no-zero-base jc-bits=10 no-poison,no-inline-jc no-cycle-poll,no-poison)
+         no-fork-warm no-first-interp no-remap no-narrow no-zero-base no-atomics jc-bits=10 no-poison,no-inline-jc no-cycle-poll,no-poison)
 shopt -s nullglob
 srcs=("$REPO"/tests/guest/*.c "$REPO"/tests/guest/*.S)
 ran=0 fail=0

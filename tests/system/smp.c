@@ -1,5 +1,6 @@
 // system-args: -smp 2
 // system-variant: -accel xlat,threads=1
+// system-variant: -tune no-atomics
 // system-repeat: 100 -accel xlat,threads=1
 // Two harts in M-mode (-bios none starts both at the entry; start.S parks
 // hart 1 in secondary_main, which serves hart 0's requests through a
