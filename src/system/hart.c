@@ -219,6 +219,7 @@ static uint64_t hart_pause(CPUState *cpu)
     }
     if (++h->pauses < PAUSE_WINDOW)
         return 0;
+    h->stats.pause_exits++;
     __atomic_store_n(&h->preempt, 1, __ATOMIC_RELEASE);
     __atomic_store_n(&cpu->exit_request, 1, __ATOMIC_SEQ_CST);
     return EXIT_REQUEST;
@@ -319,9 +320,11 @@ static void apply_remote_fences(Hart *h)
     h->fences.waiters = 0;
     __atomic_store_n(&h->fence_pending, 0, __ATOMIC_SEQ_CST);
     pthread_mutex_unlock(&h->lock);
-    if (p.n > HART_FENCES)
+    h->stats.applied += p.n > HART_FENCES ? 1 : p.n;
+    if (p.n > HART_FENCES) {
+        h->stats.flushed_all++;
         fence_apply(h, &(HartFence){ .size = 0 });     /* everything, every ASID */
-    else
+    } else
         for (unsigned i = 0; i < p.n; i++)
             fence_apply(h, &p.f[i]);
     for (unsigned w = 0; p.waiters; w++, p.waiters >>= 1) {
@@ -365,13 +368,20 @@ static uint32_t acks_outstanding(Hart *self)
  */
 static bool wait_for_acks(Hart *self)
 {
+    if (!acks_outstanding(self))
+        return true;
+    uint64_t t0 = sched_now_ns();
+    bool done = true;
     while (acks_outstanding(self)) {
-        if (__atomic_load_n(&self->preempt, __ATOMIC_ACQUIRE))
-            return false;
+        if (__atomic_load_n(&self->preempt, __ATOMIC_ACQUIRE)) {
+            done = false;
+            break;
+        }
         apply_remote_fences(self);
         sched_yield();
     }
-    return true;
+    self->stats.wait_ns += sched_now_ns() - t0;
+    return done;
 }
 
 void hart_remote_fence(Hart *self, uint32_t targets, const HartFence *f)
@@ -381,6 +391,7 @@ void hart_remote_fence(Hart *self, uint32_t targets, const HartFence *f)
     targets &= ~(1u << self->id);
     if (!f)
         return;
+    self->stats.rfences++;
     for (unsigned t = 0; t < machine.nharts; t++) {
         if (!(targets >> t & 1))
             continue;
@@ -388,6 +399,8 @@ void hart_remote_fence(Hart *self, uint32_t targets, const HartFence *f)
         pthread_mutex_lock(&h->lock);
         fence_add(h, f);
         bool wait = must_wait_for(h);
+        self->stats.waited_for += wait;
+        self->stats.recorded += !wait;
         if (wait) {
             h->fences.waiters |= 1u << self->id;
             __atomic_or_fetch(&self->acks_pending, 1u << t, __ATOMIC_SEQ_CST);
@@ -444,13 +457,16 @@ enum hart_leave hart_run_slice(Hart *h)
     CPUState *cpu = &h->cpu;
     sys_mem_bind_thread(cpu);
     sbi_sta_resume(h);
+    h->stats.slices++;
     for (;;) {
         if (machine.exit_requested)
             return LEAVE_EXIT;
         if (gdbstub_enabled && gdbstub_hart_park(h))
             continue;                       /* gdb held it: look again */
-        if (sched_take_preempt(h))
+        if (sched_take_preempt(h)) {
+            h->stats.preempted++;
             return LEAVE_PREEMPT;
+        }
         __atomic_store_n(&cpu->exit_request, 0, __ATOMIC_SEQ_CST);
         apply_remote_fences(h);
         if (__atomic_load_n(&h->acks_pending, __ATOMIC_SEQ_CST) && !wait_for_acks(h))
@@ -476,6 +492,22 @@ enum hart_leave hart_run_slice(Hart *h)
         case EXIT_REQUEST:
         case EXIT_NONE:    break;
         }
+    }
+}
+
+void hart_print_stats(void)
+{
+    for (unsigned i = 0; i < machine.nharts; i++) {
+        const Hart *h = machine.harts[i];
+        fprintf(log_file ? log_file : stderr,
+                "sched: hart %u: %llu slices (%llu preempted, %llu left at a pause), "
+                "steal %.1f ms; rfence: %llu sent to %llu targets waited for and %llu "
+                "recorded, %.1f ms waiting; %llu fences applied (%llu flushes of all)\n", i,
+                (unsigned long long)h->stats.slices, (unsigned long long)h->stats.preempted,
+                (unsigned long long)h->stats.pause_exits, h->steal_ns / 1e6,
+                (unsigned long long)h->stats.rfences, (unsigned long long)h->stats.waited_for,
+                (unsigned long long)h->stats.recorded, h->stats.wait_ns / 1e6,
+                (unsigned long long)h->stats.applied, (unsigned long long)h->stats.flushed_all);
     }
 }
 

@@ -76,9 +76,19 @@ typedef struct Hart {
     uint64_t sta_shmem;                /* SBI STA record's address, or STA_OFF */
 
     HartTlbs tlbs;                     /* its softmmu TLBs (tlb.h) */
+
+    /* -d stats (hart_print_stats), each counted by the hart's own thread. */
+    struct {
+        uint64_t slices, preempted, pause_exits;
+        uint64_t rfences, waited_for, recorded, wait_ns;   /* as the sender */
+        uint64_t applied, flushed_all;                     /* as a target */
+    } stats;
 } Hart;
 
 static inline Hart *hart_of(CPUState *cpu) { return (Hart *)cpu; }
+
+/* -d stats: each hart's slices and remote fences, at exit. */
+void hart_print_stats(void);
 
 /* Set (on) or clear the bits mask of h's mip; wakes h if it now has an
  * interrupt to look at. Any thread. */

@@ -656,6 +656,7 @@ int main(int argc, char **argv)
         if (hart_use_jit)
             exec_print_stats();
         tlb_print_stats();
+        hart_print_stats();
     }
     uart_restore_tty();
     if (machine.reboot && !o.no_reboot) {
