@@ -196,18 +196,26 @@ static void softmmu_access(BeCtx *c, const Access *a)
         probed_access(c, &c->e, a);
 }
 
+/* A load or store: the softmmu probe, or the window check and the access
+ * at guest_base + addr + disp. */
+static void guest_access(BeCtx *c, const Access *a)
+{
+    if (guest_mem.softmmu) {
+        softmmu_access(c, a);
+        return;
+    }
+    window_check(c, a->addr, a->base, a->pc);
+    Access w = *a;
+    int index = unfold_disp(c, a->addr, &w.disp);
+    int hbase = guest_base_of(&index);
+    access_at(&c->e, &w, hbase, index);
+}
+
 void be_guest_load(BeCtx *c, int dst, int addr, int base, int32_t disp, int size, bool sign,
                    uint64_t pc)
 {
-    if (guest_mem.softmmu) {
-        softmmu_access(c, &(Access){ .sign = sign, .reg = dst, .addr = addr, .base = base,
-                                     .disp = disp, .size = size, .pc = pc });
-        return;
-    }
-    window_check(c, addr, base, pc);
-    addr = unfold_disp(c, addr, &disp);
-    int hbase = guest_base_of(&addr);
-    emit_load_sized(&c->e, dst, hbase, addr, disp, size, sign);
+    guest_access(c, &(Access){ .sign = sign, .reg = dst, .addr = addr, .base = base,
+                               .disp = disp, .size = size, .pc = pc });
 }
 
 /* Index register and displacement for the constant guest address addr. */
@@ -240,15 +248,8 @@ void be_guest_store_abs(BeCtx *c, int src, uint64_t addr, int size)
 
 void be_guest_store(BeCtx *c, int src, int addr, int base, int32_t disp, int size, uint64_t pc)
 {
-    if (guest_mem.softmmu) {
-        softmmu_access(c, &(Access){ .store = true, .reg = src, .addr = addr, .base = base,
-                                     .disp = disp, .size = size, .pc = pc });
-        return;
-    }
-    window_check(c, addr, base, pc);
-    addr = unfold_disp(c, addr, &disp);
-    int hbase = guest_base_of(&addr);
-    emit_store_sized(&c->e, src, hbase, addr, disp, size);
+    guest_access(c, &(Access){ .store = true, .reg = src, .addr = addr, .base = base,
+                               .disp = disp, .size = size, .pc = pc });
 }
 
 /* -- Atomics ------------------------------------------------------------------------ */
