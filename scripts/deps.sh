@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Install what building and testing xlat needs on Debian 12 (`make deps`;
-# `make check` and `make demo` call it first). Idempotent and instant when
+# `make check` and `make demo` call it first), and any packages named as
+# arguments. Idempotent and instant when
 # everything is present: packages are checked with dpkg-query, and apt-get
 # (update + install) runs only for what is missing. Runs apt as root, through
 # sudo when not root, and otherwise prints what to install.
@@ -25,6 +26,8 @@ PKGS=(
     e2fsprogs kmod                   # scripts/system-disk.sh: mke2fs -d, depmod
     file coreutils diffutils util-linux gzip
 )
+
+PKGS+=("$@")                         # and what a caller names (scripts/paravirt-kernel.sh)
 
 installed() {
     [[ $(dpkg-query -W -f='${Status}' "$1" 2>/dev/null) == "install ok installed" ]]
