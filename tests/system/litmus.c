@@ -11,7 +11,8 @@
 // load, so each of these must be a host barrier in translated code and in
 // the interpreter alike. fence.tso allows the outcome: its count is
 // printed, not checked, as a sign that the harts really race here (one
-// host CPU never shows it). Each round the harts meet at a spin barrier.
+// host CPU never shows it). Each round hart 1 starts when hart 0 says so,
+// and hart 0 waits a little longer each round, so the stores meet.
 #include "sys.h"
 
 #define ROUNDS 20000
@@ -77,6 +78,10 @@ void test_main(uint64_t hartid, uint64_t dtb)
         for (int i = 0; i < ROUNDS; i++) {
             x = y = 0;
             __atomic_store_n(&round_go, ++r, __ATOMIC_RELEASE);
+            /* hart 1 sees round_go a while later: a delay that sweeps
+             * across rounds lines the two stores up in some of them */
+            for (volatile unsigned d = 0; d < (unsigned)(i % 256); d++)
+                ;
             a = store_then_load((enum order)o, &x, &y);
             if (!WAIT_FOR(__atomic_load_n(&done_b, __ATOMIC_ACQUIRE) == r, 2000000)) {
                 late = 1;
