@@ -439,6 +439,7 @@ static int exec_csr(CPUState *cpu, const Insn *in)
         HOST(aa_, (n), (acc));                                          \
     })
 #define LR_HOST(a, n)  ATOMIC_HOST(a, n, MEM_LOAD)
+#define AMO_HOST(a, n) ATOMIC_HOST(a, n, MEM_AMO)
 
 /* An LR with rl set (lr.aqrl: sequentially consistent) orders earlier
  * stores before its load, which x86-TSO alone does not (a seq_cst load
@@ -447,7 +448,6 @@ static int exec_csr(CPUState *cpu, const Insn *in)
         if (in->rm & 1)                                                 \
             __atomic_thread_fence(__ATOMIC_SEQ_CST);                    \
     } while (0)
-#define AMO_HOST(a, n) ATOMIC_HOST(a, n, MEM_AMO)
 
 /* Operand shorthands for the switch. */
 #define RS1  x[in->rs1]

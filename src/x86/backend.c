@@ -735,27 +735,30 @@ void be_fence_store_load(BeCtx *c) { emit_mfence(&c->e); }
 
 /* -- Helper calls ------------------------------------------------------------ */
 
-void be_call_interp(BeCtx *c, uint64_t pc)
+/* The interpreter's stub for the instruction at pc (rax = pc, and rcx =
+ * info for a stub that takes it), with the fixed mapping around it: it
+ * counts its own instruction and may write any register. */
+static void call_for_insn(BeCtx *c, uint8_t *stub, uint64_t pc, bool with_info, uint64_t info)
 {
     be_count(c, 0);
     c->interp_called = true;
     unmap(c);
     emit_mov_ri(&c->e, RAX, pc);
-    emit_patch_rel32(emit_call(&c->e), jit_rt.interp_call);
+    if (with_info)
+        emit_mov_ri(&c->e, RCX, info);
+    emit_patch_rel32(emit_call(&c->e), stub);
     remap(c);
-    c->checked = 0;             /* the interpreter may have written any register */
+    c->checked = 0;
+}
+
+void be_call_interp(BeCtx *c, uint64_t pc)
+{
+    call_for_insn(c, jit_rt.interp_call, pc, false, 0);
 }
 
 void be_call_csr(BeCtx *c, uint64_t pc, uint64_t info)
 {
-    be_count(c, 0);
-    c->interp_called = true;
-    unmap(c);
-    emit_mov_ri(&c->e, RAX, pc);
-    emit_mov_ri(&c->e, RCX, info);
-    emit_patch_rel32(emit_call(&c->e), jit_rt.csr_call);
-    remap(c);
-    c->checked = 0;
+    call_for_insn(c, jit_rt.csr_call, pc, true, info);
 }
 
 void be_goto_cpu_pc(BeCtx *c)
