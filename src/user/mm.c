@@ -389,6 +389,8 @@ int guest_map_fixed(uint64_t addr, uint64_t len, int prot, const char *name)
 {
     if ((addr & PAGE_MASK_) || len == 0 || !guest_range_in_window(addr, PAGE_UP(len)))
         return -EINVAL;
+    if (addr < GUEST_MMAP_MIN_ADDR)
+        return -EPERM;                  /* as the guest's mmap: nothing lives there */
     len = PAGE_UP(len);
     pthread_rwlock_wrlock(&mm_lock);
     int r = 0;

@@ -80,7 +80,9 @@ void guest_brk_init(uint64_t start);
 
 /*
  * Map [addr, addr+len) at a fixed guest address for the loader (and name the
- * mapping for /proc/self/maps). Returns 0 or -errno.
+ * mapping for /proc/self/maps). Returns 0 or -errno (-EPERM below
+ * vm.mmap_min_addr, 64 KiB, where nothing is mapped: the window at host
+ * address 0 must never map host page 0).
  */
 int guest_map_fixed(uint64_t addr, uint64_t len, int prot, const char *name);
 

@@ -220,6 +220,9 @@ static void test_malformed(void)
     MUT((phdr(v, 0)->p_memsz = 0, phdr(v, 0)->p_filesz = 0, phdr(v, 1)->p_memsz = 0,
          phdr(v, 1)->p_filesz = 0), "no loadable segment");
     MUT(ehdr(v)->e_entry = UINT64_MAX, "entry point outside address space");
+    /* ET_EXEC text at 0: below vm.mmap_min_addr, never mapped (with the
+     * window at host address 0 that would be host page 0) */
+    MUT(phdr(v, 0)->p_vaddr = 0, "cannot map segment at 0");
     /* ET_DYN spanning more than the whole space */
     MUT((ehdr(v)->e_type = ET_DYN, phdr(v, 0)->p_vaddr = 0,
          phdr(v, 1)->p_vaddr = GUEST_TASK_SIZE + 0x1010), "segment outside address space");
