@@ -642,9 +642,9 @@ static bool tr_csr_trap(T *t)
 static bool tr_atomic(T *t, enum be_atomic op, int size)
 {
     const Insn *in = t->in;
-    if (in->rs1 == 0)
+    if (in->rs1 == 0 || !tune.atomics)
         return false;                       /* absolute address: rare, the interpreter */
-    if (op == BE_LR && (in->rm & 1) && tune.atomics)
+    if (op == BE_LR && (in->rm & 1))
         be_fence_store_load(t->c);
     int a = src(t->e, in->rs1, RCX);
     if (!be_guest_atomic(t->c, op, a, in->rs1, in->rs2, size, t->pc))

@@ -329,7 +329,7 @@ static void tr_orc_b(T *t)
     load_into(e, RAX, in->rs1);
     emit_arith_rr(e, ARITH_AND, RAX, RCX, false);
     emit_arith_rr(e, ARITH_ADD, RAX, RCX, false);
-    if (in->rs1 == 0 || hr(in->rs1) < 0)
+    if (hr(in->rs1) < 0)
         emit_arith_rm(e, ARITH_OR, RAX, REG_CPU, CPU_X_OFF(in->rs1), false);   /* x0's home: 0 */
     else
         emit_arith_rr(e, ARITH_OR, RAX, hr(in->rs1), false);

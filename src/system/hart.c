@@ -320,13 +320,15 @@ static void apply_remote_fences(Hart *h)
     h->fences.waiters = 0;
     __atomic_store_n(&h->fence_pending, 0, __ATOMIC_SEQ_CST);
     pthread_mutex_unlock(&h->lock);
-    h->stats.applied += p.n > HART_FENCES ? 1 : p.n;
     if (p.n > HART_FENCES) {
+        h->stats.applied++;
         h->stats.flushed_all++;
         fence_apply(h, &(HartFence){ .size = 0 });     /* everything, every ASID */
-    } else
+    } else {
+        h->stats.applied += p.n;
         for (unsigned i = 0; i < p.n; i++)
             fence_apply(h, &p.f[i]);
+    }
     for (unsigned w = 0; p.waiters; w++, p.waiters >>= 1) {
         if (!(p.waiters & 1))
             continue;
@@ -368,11 +370,11 @@ static uint32_t acks_outstanding(Hart *self)
  */
 static bool wait_for_acks(Hart *self)
 {
-    if (!acks_outstanding(self))
-        return true;
-    uint64_t t0 = sched_now_ns();
+    uint64_t t0 = 0;                    /* -d stats: since the first look found some */
     bool done = true;
     while (acks_outstanding(self)) {
+        if (!t0)
+            t0 = sched_now_ns();
         if (__atomic_load_n(&self->preempt, __ATOMIC_ACQUIRE)) {
             done = false;
             break;
@@ -380,7 +382,8 @@ static bool wait_for_acks(Hart *self)
         apply_remote_fences(self);
         sched_yield();
     }
-    self->stats.wait_ns += sched_now_ns() - t0;
+    if (t0)
+        self->stats.wait_ns += sched_now_ns() - t0;
     return done;
 }
 

@@ -182,10 +182,16 @@ static void group_member(BeCtx *c, const Access *a)
     emit_patch_rel32(cold_access(c, odd, a, false), e->p);
 }
 
-static void softmmu_access(BeCtx *c, const Access *a)
+/* A softmmu access of the block: counted (-d stats) and its TLB noted. */
+static void note_access(BeCtx *c)
 {
     c->tb->naccess++;
     c->tb->tlb_idx = c->tlb_idx;
+}
+
+static void softmmu_access(BeCtx *c, const Access *a)
+{
+    note_access(c);
     uint8_t role = tune.tlb_group ? c->group.role : MEM_ALONE;
     c->group.role = MEM_ALONE;
     if (role == MEM_LEADER)
@@ -382,7 +388,7 @@ bool be_guest_atomic(BeCtx *c, enum be_atomic op, int addr, int base, int val, i
     bool soft = guest_mem.softmmu;
     int tmp = soft ? be_store_scratch() : RCX;      /* r14 without a window */
     bool needs_tmp = op >= BE_XOR || (op == BE_SC && v.reg == NO_REG);
-    if (!tune.atomics || (!soft && needs_tmp && addr == RCX))
+    if (!soft && needs_tmp && addr == RCX)
         return false;
     if (!soft)
         window_check(c, addr, base, pc);
@@ -394,8 +400,7 @@ bool be_guest_atomic(BeCtx *c, enum be_atomic op, int addr, int base, int val, i
     s->resume_next = true;
     int mb, mi;
     if (soft) {
-        c->tb->naccess++;
-        c->tb->tlb_idx = c->tlb_idx;
+        note_access(c);
         tlb_probe(c, e, addr, base, 0, size, op != BE_LR, pc, NULL);
         mb = RCX;
         mi = probed_index(e, addr, base);
