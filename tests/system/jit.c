@@ -453,20 +453,32 @@ static uint64_t spin_until_flag(void)
     return turns;
 }
 
-static void timer_in_tight_loop(void)
+/* One try: the loop's turns before the timer, due 2 ms from now, stopped it. */
+static uint64_t spin_into_timer(uint64_t *due)
 {
-    section("a timer interrupt in a tight loop");
     traps_reset();
     trap_hook = mti_hook;
     stop_flag = 0;
-    uint64_t due = mtime() + 20000 * TICKS_PER_US / 10;     /* 2 ms */
-    set_mtimecmp(due);
+    *due = mtime() + 20000 * TICKS_PER_US / 10;     /* 2 ms */
+    set_mtimecmp(*due);
     csr_write(mie, MIP(IRQ_MTI));
     csr_set(mstatus, MSTATUS_MIE);
     uint64_t turns = spin_until_flag();
     csr_clear(mstatus, MSTATUS_MIE);
     csr_write(mie, 0);
     trap_hook = 0;
+    return turns;
+}
+
+static void timer_in_tight_loop(void)
+{
+    section("a timer interrupt in a tight loop");
+    /* A loaded host may hold the hart's thread past the due time before
+     * the loop starts (the interrupt then comes first, which is right but
+     * shows nothing): try again, a few times. */
+    uint64_t due, turns = 0;
+    for (int i = 0; i < 5 && turns <= 1; i++)
+        turns = spin_into_timer(&due);
     CHECK("the loop turned before the interrupt", turns > 1);
     CHECK_EQ("the machine timer interrupt came", trap_count, 1);
     /* Within 50 ms of its due time: the host's timer slack and one poll
