@@ -7,6 +7,9 @@ BUILD=${1:-build}
 XLAT=$BUILD/xlat
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
+# The counters compared below are a cold process's: no persistent cache
+# (but for the cache item's own runs).
+export XLAT_CACHE=0
 
 cat > "$TMP/t.c" <<'C'
 #include <sys/mman.h>
@@ -90,9 +93,12 @@ grep -q 'unimplemented' "$TMP/err" && { echo "log_items: -D: log also on stderr"
 QEMU_LOG=unimp run QEMU_LOG '^xlat: unimplemented syscall 999'
 XLAT_LOG=page QEMU_LOG_FILENAME="$TMP/log2" run XLAT_LOG+QEMU_LOG_FILENAME -
 grep -q '^page: map' "$TMP/log2" || { echo "log_items: QEMU_LOG_FILENAME: no page log in file"; fail=1; }
+# cache: the program's cache file is missing, then read, with its translations.
+XLAT_CACHE=1 XLAT_CACHE_DIR=$TMP/cache run cache-cold 'cache: .*/t: no cache file' -d cache
+XLAT_CACHE=1 XLAT_CACHE_DIR=$TMP/cache run cache-warm 'cache: .*/t: [1-9][0-9]* translations' -d cache
 # -d help lists every item.
 items=$("$XLAT" -d help | awk '{print $1}' | sort | tr '\n' ' ')
-[[ $items = "exec in_asm nochain out_asm page stats strace unimp " ]] || { echo "log_items: -d help lists: $items"; fail=1; }
+[[ $items = "cache exec in_asm nochain out_asm page stats strace unimp " ]] || { echo "log_items: -d help lists: $items"; fail=1; }
 "$XLAT" -d bogus "$TMP/t" 2>/dev/null && { echo "log_items: unknown item accepted"; fail=1; }
 [[ $fail = 0 ]] && echo "log_items: ok"
 exit $fail

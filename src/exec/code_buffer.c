@@ -29,6 +29,7 @@
 
 #include "exec/exec.h"
 #include "exec/internal.h"
+#include "exec/pcache.h"
 #include "x86/backend.h"
 
 uint8_t *code_rw;
@@ -142,6 +143,7 @@ void code_make_private(void)
 
 void exec_process_exit(void)
 {
+    pcache_flush();                     /* what this process translated, for the next */
     /* tb_lock is held from here on: no thread of this process writes code
      * any more. Another thread may still run translated code until the
      * kernel ends it, so a process with more than one keeps its count (and

@@ -17,6 +17,7 @@
 
 #include "exec/exec.h"
 #include "exec/internal.h"
+#include "exec/pcache.h"
 #include "riscv/interp.h"
 
 _Static_assert(offsetof(CPUState, jit_kick) == offsetof(CPUState, exit_request) + 4 &&
@@ -146,6 +147,17 @@ static int find_tb(CPUState *cpu, uint64_t pc, TB **out, unsigned df)
         dstats.jc_hits++;
         *out = tb;
         return TR_OK;
+    }
+    if (!tb && pcache_on) {
+        /* A block an earlier process translated: no first runs for it. */
+        pthread_mutex_unlock(&tb_lock);
+        if (tb_from_pcache(cpu, &key, &tb)) {
+            jc_publish(cpu, tb, df, false);
+            *out = tb;
+            return TR_OK;
+        }
+        pthread_mutex_lock(&tb_lock);
+        tb = tb_lookup(&key);
     }
     bool first = !tb && interp_run_of(pc, df);
     pthread_mutex_unlock(&tb_lock);

@@ -8,6 +8,7 @@
 
 #include "exec/exec.h"
 #include "exec/internal.h"
+#include "exec/pcache.h"
 #include "riscv/interp.h"
 #include "riscv/translate.h"
 
@@ -40,6 +41,7 @@ static void atfork_child(void)
 {
     guest_mem.ops->fork_child();
     warm_child();
+    pcache_fork_child();
     nvcpus = 0;
     if (this_cpu)
         vcpus[nvcpus++] = this_cpu;
@@ -48,6 +50,8 @@ static void atfork_child(void)
     pthread_mutex_init(&tb_lock, NULL);
     pthread_mutex_init(&flush_mutex, NULL);
 }
+
+void exec_before_exec(void) { pcache_flush(); }
 
 void exec_init(void)
 {

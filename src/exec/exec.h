@@ -134,4 +134,8 @@ void exec_stats_accesses(uint64_t out[TLB_NIDX]);
  * the other tools, the last thing it does before it goes. */
 void exec_process_exit(void);
 
+/* The process is about to execve: keep what it translated (the persistent
+ * cache's captures; exec_process_exit does the same at its end). */
+void exec_before_exec(void);
+
 #endif

@@ -53,6 +53,7 @@ typedef struct MemFault {
 } MemFault;
 
 struct CPUState;
+struct PcacheOrigin;
 
 typedef struct GuestMemOps {
     /* A load or store of size bytes (1, 2, 4, 8; any alignment) outside
@@ -87,6 +88,9 @@ typedef struct GuestMemOps {
     /* Is the code at virtual addr mapped alike in every address space of
      * cpu's group (exec_space_changed; a global page)? NULL: never. */
     bool (*code_global)(const struct CPUState *cpu, uint64_t addr);
+    /* The file the code at addr comes from, for the persistent translation
+     * cache (exec/pcache.h); false if none. NULL: never (system mode). */
+    bool (*code_origin)(uint64_t addr, struct PcacheOrigin *o);
     /* Copy guest bytes for the logs (-d in_asm): 0, or negative if unreadable. */
     int (*read)(void *dst, uint64_t addr, size_t len);
     /* Held around a translation (code_ok and the reads of the code stay

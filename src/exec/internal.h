@@ -74,6 +74,9 @@ static inline TB *tb_lookup(const TBKey *key)
 /* Translate the block at key (unless it exists): TR_OK with *out, or why not. */
 enum { TR_OK, TR_FULL, TR_NOEXEC, TR_INTERP };
 int tb_translate(CPUState *cpu, const TBKey *key, TB **out);
+/* The block at key from the persistent cache (pcache.c), if it has one
+ * that fits: true with *out (as tb_translate's TR_OK). */
+bool tb_from_pcache(CPUState *cpu, const TBKey *key, TB **out);
 void tb_invalidate(TB *tb);             /* tb_lock held */
 /* Empty the table and page lists for a flush (tb_lock held). */
 void tb_cache_reset(void);
@@ -153,6 +156,7 @@ extern struct ExecStats {
     uint64_t warmed;                    /* of translated: by exec_before_fork */
     uint64_t warm_chained;              /* of chained: by exec_before_fork */
     uint64_t code_copies;               /* code buffers copied: written while shared after fork */
+    uint64_t pcache_hits;               /* of translated: installed from the persistent cache */
 } stats;
 /* Dispatcher counters: per thread (no shared cache line on the dispatch
  * path), added to the sum when the thread's vCPU ends or they are printed. */

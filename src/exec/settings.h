@@ -23,6 +23,7 @@ enum {
     LOG_INT     = 1 << 8,  /* system mode: traps and interrupts taken */
     LOG_MMU     = 1 << 9,  /* system mode: page faults and translation changes */
     LOG_GUEST_ERRORS = 1 << 10,  /* system mode: accesses to nothing, bad device use */
+    LOG_CACHE   = 1 << 11, /* user mode: the persistent translation cache's files and misses */
 };
 
 /*
@@ -54,6 +55,7 @@ typedef struct Tune {
     bool pv_rfence;     /* system mode: remote fences do not wait for harts off their threads */
     bool atomics;       /* LR, SC and AMOs translated (else the interpreter runs each) */
     bool pause_exit;    /* system mode: a hart spinning on pause yields its thread to waiting harts (off) */
+    bool cache;         /* user mode: translations of files' code kept on disk (exec/pcache.c) */
     unsigned jc_bits;   /* log2 of jump cache entries (10..18, default 16) */
     unsigned tlb_bits;  /* system mode: log2 of every TLB's entries, fixed (0: sized) */
 } Tune;

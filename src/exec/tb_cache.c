@@ -25,6 +25,7 @@
 
 #include "exec/exec.h"
 #include "exec/internal.h"
+#include "exec/pcache.h"
 #include "exec/perfmap.h"
 #include "riscv/insn.h"
 #include "riscv/translate.h"
@@ -294,30 +295,55 @@ static void tb_add_pages(TB *tb, const TBKey *key)
     }
 }
 
+/* With the code lock and tb_lock held: may a new TB for key be made now?
+ * TR_OK, or why not. */
+static int tb_room(const CPUState *cpu, const TBKey *key)
+{
+    if (!first_insn_ok(cpu, key))
+        return TR_NOEXEC;
+    return buffer_full() ? TR_FULL : TR_OK;
+}
+
+/* The next TB, for key (tb_lock held, tb_room said so). */
+static TB *tb_new(const TBKey *key)
+{
+    code_make_private();
+    TB *tb = &tbs[ntbs];
+    memset(tb, 0, sizeof *tb);
+    tb->pc = key->pc;
+    tb->phys = key->phys;
+    tb->next_page = key->next_page;
+    tb->flags = key->flags;
+    return tb;
+}
+
+/* tb's code is in place: into the tables, and the logs. */
+static void tb_publish(TB *tb, const TBKey *key)
+{
+    tb_add_pages(tb, key);
+    tb->valid = true;
+    hash_fit();
+    hash_insert(tb);
+    __atomic_store_n(&ntbs, ntbs + 1, __ATOMIC_RELEASE);
+    warm_record(tb->pc);
+    if (perfmap_enabled) {
+        perfmap_add(tb->pc, tb_entry_rx(tb), tb->host_size);
+        perfmap_add(tb->pc, code_rx_of(code_rw + tb->cold_off), tb->cold_size);
+    }
+    if (log_mask & (LOG_IN_ASM | LOG_OUT_ASM))
+        log_tb(tb);
+}
+
 int tb_translate(CPUState *cpu, const TBKey *key, TB **out)
 {
     uint64_t pc = key->pc;
     guest_mem.ops->code_lock();
     pthread_mutex_lock(&tb_lock);
-    int r = TR_OK;
     TB *tb = tb_lookup(key);
-    if (tb)
+    int r = tb ? TR_OK : tb_room(cpu, key);
+    if (tb || r != TR_OK)
         goto done;
-    if (!first_insn_ok(cpu, key)) {
-        r = TR_NOEXEC;
-        goto done;
-    }
-    if (buffer_full()) {
-        r = TR_FULL;
-        goto done;
-    }
-    code_make_private();
-    tb = &tbs[ntbs];
-    memset(tb, 0, sizeof *tb);
-    tb->pc = pc;
-    tb->phys = key->phys;
-    tb->next_page = key->next_page;
-    tb->flags = key->flags;
+    tb = tb_new(key);
     size_t off = code_used;             /* blocks back to back, no padding */
     tb->host_off = (uint32_t)off;
     Emit e = { .start = code_rw + off, .p = code_rw + off, .end = code_rw + HOT_END };
@@ -329,6 +355,7 @@ int tb_translate(CPUState *cpu, const TBKey *key, TB **out)
     guest_mem.ops->code_watch(key->phys >> TARGET_PAGE_BITS);
     if (key->phys % TARGET_PAGE_SIZE == TARGET_PAGE_SIZE - 2)
         guest_mem.ops->code_watch(second_page(key));
+    bool keep = pcache_capture_begin(pc);
     translate_block(tb, &e, &cold, map);
     tb->host_size = (uint32_t)(e.p - e.start);
     tb->cold_off = (uint32_t)cold_used;
@@ -337,23 +364,37 @@ int tb_translate(CPUState *cpu, const TBKey *key, TB **out)
     memcpy(dst, map, tb->ninsns * sizeof map[0]);
     code_used = off + tb->host_size;
     cold_used = (cold_used + tb->cold_size + 15) & ~(size_t)15;
-
-    tb_add_pages(tb, key);
-    tb->valid = true;
-    hash_fit();
-    hash_insert(tb);
-    __atomic_store_n(&ntbs, ntbs + 1, __ATOMIC_RELEASE);
+    if (keep)
+        pcache_capture_end(tb, cold.start, (const uint16_t (*)[2])map);
     stats.translated++;
-    warm_record(pc);
-    if (perfmap_enabled) {
-        perfmap_add(pc, tb_entry_rx(tb), tb->host_size);
-        perfmap_add(pc, code_rx_of(code_rw + tb->cold_off), tb->cold_size);
-    }
-    if (log_mask & (LOG_IN_ASM | LOG_OUT_ASM))
-        log_tb(tb);
+    tb_publish(tb, key);
 done:
     pthread_mutex_unlock(&tb_lock);
     guest_mem.ops->code_unlock();
     *out = tb;
     return r;
+}
+
+bool tb_from_pcache(CPUState *cpu, const TBKey *key, TB **out)
+{
+    if (!pcache_on)
+        return false;
+    guest_mem.ops->code_lock();
+    pthread_mutex_lock(&tb_lock);
+    TB *tb = tb_lookup(key);
+    if (!tb && tb_room(cpu, key) == TR_OK) {
+        tb = tb_new(key);
+        size_t hot = code_used, cold = cold_used;
+        if (pcache_fill(tb, &hot, &cold)) {
+            code_used = hot + tb->host_size;
+            cold_used = (cold + tb->cold_size + 15) & ~(size_t)15;
+            tb_publish(tb, key);
+        } else {
+            tb = NULL;
+        }
+    }
+    pthread_mutex_unlock(&tb_lock);
+    guest_mem.ops->code_unlock();
+    *out = tb;
+    return tb != NULL;
 }

@@ -30,6 +30,7 @@
 #include <sys/platform/x86.h>
 
 #include "riscv/insn.h"
+#include "riscv/isa.h"
 #include "riscv/priv.h"
 #include "exec/settings.h"
 #include "x86/backend.h"
@@ -50,6 +51,12 @@ void translate_init(void)
     have_lzcnt = CPU_FEATURE_ACTIVE(LZCNT);
     have_tzcnt = CPU_FEATURE_ACTIVE(BMI1);
     host_has_fma = CPU_FEATURE_ACTIVE(FMA);
+}
+
+uint64_t translate_config_word(void)
+{
+    return (uint64_t)have_popcnt | (uint64_t)have_lzcnt << 1 | (uint64_t)have_tzcnt << 2 |
+           (uint64_t)host_has_fma << 3 | (uint64_t)isa_mask << 32;
 }
 
 /* -- ALU ---------------------------------------------------------------------------- */
@@ -83,25 +90,6 @@ done:
     writeback(t->e, in->rd, d);
 }
 
-/* Guest register r's value, if it is a translation-time constant here. */
-static bool known_value(const T *t, int r, uint64_t *v)
-{
-    *v = t->known_val[r];
-    return t->known >> r & 1;
-}
-
-/* What addi or addiw of a constant writes: li, the second half of lui/auipc + addi. */
-static bool addi_constant(const T *t, uint64_t *v)
-{
-    const Insn *in = t->in;
-    if (!known_value(t, in->rs1, v))
-        return false;
-    *v += (uint64_t)in->imm;
-    if (in->op == OP_addiw)
-        *v = (uint64_t)(int64_t)(int32_t)*v;
-    return true;
-}
-
 static void alu_ri(T *t, int op, bool w32)
 {
     const Insn *in = t->in;
@@ -122,7 +110,13 @@ static void tr_addi(T *t, bool w32)
         return;
     uint64_t v;
     if (addi_constant(t, &v)) {
+        if (known_pcrel(t, in->rs1) && !w32) {
+            set_guest_imm(t->e, in->rd, v, RAX);
+            return;
+        }
         set_imm(t->e, in->rd, v, RAX);
+        if (known_pcrel(t, in->rs1))
+            emit_reloc_pin();           /* addiw of an address: not linear in the pc */
         return;
     }
     int d = dst(in->rd);
@@ -363,7 +357,10 @@ static bool const_address(const T *t, int size, uint64_t *addr)
     if (!known_value(t, t->in->rs1, &base))
         return false;
     *addr = base + (uint64_t)t->in->imm;
-    return guest_mem_in_window(*addr, (uint64_t)size);
+    if (!guest_mem_in_window(*addr, (uint64_t)size))
+        return false;
+    note_address_use(t, t->in->rs1);
+    return true;
 }
 
 static bool tr_load(T *t, int size, bool sign)
@@ -463,7 +460,7 @@ static void tr_jump_static(T *t, uint64_t target)
 {
     const Insn *in = t->in;
     uint64_t ret_pc = t->pc + in->len;
-    set_imm(t->e, in->rd, ret_pc, RAX);
+    set_guest_imm(t->e, in->rd, ret_pc, RAX);
     if (tune.ras && is_link(in->rd))
         be_call_direct(t->c, target, ret_pc);
     else
@@ -475,6 +472,7 @@ static void tr_jalr(T *t)
     const Insn *in = t->in;
     uint64_t ret_pc = t->pc + in->len, base;
     if (known_value(t, in->rs1, &base)) {                   /* auipc+jalr: a static target */
+        note_address_use(t, in->rs1);
         tr_jump_static(t, (base + (uint64_t)in->imm) & ~1ULL);
         return;
     }
@@ -482,7 +480,7 @@ static void tr_jalr(T *t)
     int a = src(t->e, in->rs1, RAX);
     emit_lea(t->e, RAX, a, NO_REG, 0, (int32_t)in->imm, false);
     emit_arith_ri(t->e, ARITH_AND, RAX, -2, false);
-    set_imm(t->e, in->rd, ret_pc, RCX);
+    set_guest_imm(t->e, in->rd, ret_pc, RCX);
     if (tune.ras && is_link(in->rd))
         be_call_ptr(t->c, ret_pc);
     else if (tune.ras && in->rd == 0 && is_link(in->rs1))
@@ -492,18 +490,6 @@ static void tr_jalr(T *t)
 }
 
 /* -- One instruction ------------------------------------------------------------------ */
-
-/*
- * Is this lui/auipc's result overwritten by the next instruction, an addi
- * or addiw of it into the same register? That one then writes the whole
- * constant (tr_addi), and nothing can observe the register in between.
- */
-static bool completed_by_next(const T *t)
-{
-    const Insn *n = t->next;
-    return n && (n->op == OP_addi || n->op == OP_addiw) && n->rd == t->in->rd &&
-           n->rs1 == t->in->rd;
-}
 
 /* The entry translated code calls for an ecall (seed 004: the one for the
  * block's privilege; one generic entry with --tune no-entry-specialize). */
@@ -546,7 +532,7 @@ static bool translate_insn(T *t)
         return false;
     case OP_auipc:
         if (!completed_by_next(t))
-            set_imm(e, in->rd, t->pc + (uint64_t)in->imm, RAX);
+            set_guest_imm(e, in->rd, t->pc + (uint64_t)in->imm, RAX);
         return false;
     case OP_jal:  tr_jump_static(t, t->pc + (uint64_t)in->imm); return true;
     case OP_jalr: tr_jalr(t); return true;
@@ -755,34 +741,6 @@ static uint8_t exit_kind(const T *t, int op)
     }
 }
 
-/*
- * After each instruction: rd is a known constant if lui, auipc, or addi or
- * addiw of a known register made it one; any other write (the Insn's rd, or an FP rd:
- * then conservatively the same bit) forgets it.
- */
-static void track_constants(T *t)
-{
-    const Insn *in = t->in;
-    bool known = false;
-    uint64_t v = 0;
-    if (in->rd == 0)
-        return;
-    switch ((enum insn_op)in->op) {
-    case OP_lui:   known = true; v = (uint64_t)in->imm; break;
-    case OP_auipc: known = true; v = t->pc + (uint64_t)in->imm; break;
-    case OP_addi:
-    case OP_addiw:
-        known = addi_constant(t, &v);
-        break;
-    default:
-        break;
-    }
-    t->known &= ~(1u << in->rd);
-    if (known) {
-        t->known |= 1u << in->rd;
-        t->known_val[in->rd] = v;
-    }
-}
 
 /*
  * With exact instret (be_count), count before an instruction that leaves

@@ -29,5 +29,8 @@ void translate_block(TB *tb, Emit *e, Emit *cold, uint16_t map[][2]);
 
 /* Can the native translation of op be used on this host (and options)? */
 void translate_init(void);
+/* What translations depend on besides the options: the host features
+ * translate_init found and the guest ISA (-cpu). For exec/pcache.c. */
+uint64_t translate_config_word(void);
 
 #endif

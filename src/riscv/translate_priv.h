@@ -23,6 +23,9 @@ typedef struct T {
      * and the values: auipc+jalr calls become direct, chainable exits. */
     uint32_t known;
     uint64_t known_val[32];
+    /* Of those, the ones computed from the pc (auipc, then addi): guest
+     * addresses that move with the code (emit.h's relocations). */
+    uint32_t known_pcrel;
     bool indirect_exit;         /* the block ends with a jump-cache probe */
     /* A 32-bit operation (addw, slliw, ...) sign-extends its result into rd;
      * false when only 32-bit operations read rd before it is overwritten
@@ -38,6 +41,21 @@ typedef struct T {
     uint8_t group_base;
     uint64_t group_members;
 } T;
+
+/* -- trans_const.c: translation-time constants -- */
+
+/* Guest register r's value, if it is a translation-time constant here. */
+bool known_value(const T *t, int r, uint64_t *v);
+/* Is r's known value computed from the pc (a guest address that moves)? */
+bool known_pcrel(const T *t, int r);
+/* r's known value is used as a guest address (pins the code if absolute). */
+void note_address_use(const T *t, int r);
+/* What addi or addiw of a constant writes. */
+bool addi_constant(const T *t, uint64_t *v);
+/* Is this lui/auipc completed by the next instruction (an addi of it)? */
+bool completed_by_next(const T *t);
+/* After each instruction: update what is known. */
+void track_constants(T *t);
 
 /* trans_group.c: this access's part in a shared TLB probe (t->c->group). */
 void tr_plan_group(T *t, int size, bool store);
@@ -95,6 +113,23 @@ static inline void set_imm(Emit *e, int g, uint64_t v, int tmp)
         emit_st64_imm(e, REG_CPU, CPU_X_OFF(g), (int32_t)v);
     } else {
         emit_mov_ri(e, tmp, v);
+        emit_st64(e, tmp, REG_CPU, CPU_X_OFF(g));
+    }
+}
+
+/* Guest register g = v, a guest address computed from the pc (marked, so
+ * that a kept copy of the code can move; clobbers tmp if needed). */
+static inline void set_guest_imm(Emit *e, int g, uint64_t v, int tmp)
+{
+    if (g == 0)
+        return;
+    if (hr(g) >= 0) {
+        emit_mov_guest(e, hr(g), v);
+    } else if (v <= INT32_MAX) {
+        emit_st64_imm(e, REG_CPU, CPU_X_OFF(g), (int32_t)v);
+        emit_reloc_mark(e, ER_GUEST_S32, 4, 0);
+    } else {
+        emit_mov_guest(e, tmp, v);
         emit_st64(e, tmp, REG_CPU, CPU_X_OFF(g));
     }
 }

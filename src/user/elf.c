@@ -37,6 +37,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "exec/pcache.h"
 #include "user/mm.h"
 #include "user/options.h"
 
@@ -182,6 +183,21 @@ static int prot_of(uint32_t pflags)
            (pflags & PF_X ? PROT_EXEC : 0);
 }
 
+/* Tell the persistent translation cache which file the code segments hold. */
+static void note_code_origin(const ElfInfo *e, uint64_t bias, const char *name)
+{
+    int module = pcache_module_bytes(e->data, e->size, name);
+    if (module < 0)
+        return;
+    for (unsigned i = 0; i < e->eh.e_phnum; i++) {
+        const Elf64_Phdr *ph = &e->ph[i];
+        if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) && ph->p_filesz)
+            mm_set_code_origin(PAGE_DOWN(ph->p_vaddr + bias),
+                               PAGE_UP(ph->p_vaddr + bias + ph->p_filesz), module,
+                               ph->p_vaddr + bias - ph->p_offset);
+    }
+}
+
 /*
  * Map the validated image e at bias (lo + bias must be inside the task
  * space). The file bytes of each segment are copied from the start of its
@@ -223,6 +239,7 @@ static int elf_map(const ElfInfo *e, uint64_t bias, const char *name, char *err,
         prev_end = end;
         prev_prot = prot;
     }
+    note_code_origin(e, bias, name);
     return 0;
 }
 

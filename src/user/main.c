@@ -33,6 +33,7 @@
 #include "user/signal.h"
 #include "user/cpu_loop.h"
 #include "exec/exec.h"
+#include "exec/pcache.h"
 #include "exec/perfmap.h"
 #include "user/gdbstub.h"
 #include "user/symbols.h"
@@ -93,6 +94,9 @@ static void usage(FILE *out)
         "                     only 32-bit operations read before it is overwritten),\n"
         "                     no-zero-base (the guest window anywhere in the host address\n"
         "                     space, reached through a base register, not at host 0),\n"
+        "                     no-cache (no persistent translation cache; also\n"
+        "                     XLAT_CACHE=0; the directory is XLAT_CACHE_DIR, default\n"
+        "                     ~/.cache/xlat/code, bounded by XLAT_CACHE_SIZE MiB),\n"
         "                     jc-bits=N (jump cache of 2^N entries, 10..18, default 16)\n"
         "\n"
         "The guest lives in a reserved %llu GiB window of the host address space\n"
@@ -131,6 +135,7 @@ static const LogItem log_items[] = {
     { "out_asm", LOG_OUT_ASM, "show the host code of each translated block (disassembled)" },
     { "nochain", LOG_NOCHAIN, "do not chain translated blocks together" },
     { "stats",  LOG_STATS,  "print execution counters (blocks, chains, exits, block profile) at exit" },
+    { "cache",  LOG_CACHE,  "the persistent translation cache: files read and written, translations not used" },
 };
 
 static void parse_log_items(const char *list)
@@ -537,9 +542,10 @@ int main(int argc, char **argv, char **envp)
     mm_init();
     canary_init();                 /* XLAT_CANARY_CHECK=1 only */
     fault_init();
-    if (!opt.interp_only)
+    if (!opt.interp_only) {
         exec_init();               /* its fork handlers take mm's lock too */
-    else
+        pcache_init(own_fd_take);
+    } else
         pthread_atfork(mm_fork_prepare, mm_fork_parent, mm_fork_child);
     signal_init();
 

@@ -30,6 +30,7 @@
 #include "user/mm_internal.h"
 #include "user/user_mem.h"
 #include "exec/exec.h"
+#include "exec/pcache.h"
 #include "exec/perfmap.h"
 #include "user/symbols.h"
 
@@ -246,6 +247,8 @@ static bool vma_mergeable(const Vma *a, const Vma *b)
         return false;
     if (a->flags & VMA_SHARED)
         return false;   /* may be different objects */
+    if (a->module != b->module || a->mod_delta != b->mod_delta)
+        return false;
     if (!(a->flags & VMA_ANON))
         return a->dev == b->dev && a->ino == b->ino &&
                a->offset + (a->end - a->start) == b->offset;
@@ -401,7 +404,7 @@ int guest_map_fixed(uint64_t addr, uint64_t len, int prot, const char *name)
         r = -errno;
     } else {
         vma_remove(addr, addr + len);
-        vma_insert((Vma){ addr, addr + len, prot, VMA_ANON, 0, 0, 0, xstrdup(name) });
+        vma_insert((Vma){ addr, addr + len, prot, VMA_ANON, 0, 0, 0, xstrdup(name), 0, 0 });
         log_map("map", addr, len, prot, name);
     }
     pthread_rwlock_unlock(&mm_lock);
@@ -411,6 +414,23 @@ int guest_map_fixed(uint64_t addr, uint64_t len, int prot, const char *name)
 /* Host mmap flags passed through from the guest (values are the same). */
 #define MAP_PASS (MAP_GROWSDOWN | MAP_DENYWRITE | MAP_EXECUTABLE | MAP_LOCKED | \
                   MAP_NORESERVE | MAP_POPULATE | MAP_NONBLOCK | MAP_STACK | MAP_SYNC)
+
+/* The file the code of v comes from (pcache module m, or -1), with file
+ * offset 0 at guest address delta. */
+static void set_module(Vma *v, int m, uint64_t delta)
+{
+    v->module = m + 1;
+    v->mod_delta = delta;
+}
+
+void mm_set_code_origin(uint64_t start, uint64_t end, int module, uint64_t delta)
+{
+    pthread_rwlock_wrlock(&mm_lock);
+    for (size_t i = vma_lookup(start); i < nvma && vmas[i].start < end; i++)
+        if (vmas[i].start >= start && vmas[i].end <= end)
+            set_module(&vmas[i], module, delta);
+    pthread_rwlock_unlock(&mm_lock);
+}
 
 /* Name, device and inode of a file mapping, for /proc/self/maps. */
 static void describe_fd(int fd, Vma *v)
@@ -484,7 +504,7 @@ int64_t guest_mmap(uint64_t addr, uint64_t len, int prot, int flags, int fd, off
         goto out;
     }
     vma_remove(addr, addr + len);
-    Vma v = { addr, addr + len, prot, 0, anon ? 0 : (uint64_t)off, 0, 0, NULL };
+    Vma v = { addr, addr + len, prot, 0, anon ? 0 : (uint64_t)off, 0, 0, NULL, 0, 0 };
     if (type != MAP_PRIVATE)
         v.flags |= VMA_SHARED;
     if (flags & MAP_GROWSDOWN)
@@ -495,6 +515,8 @@ int64_t guest_mmap(uint64_t addr, uint64_t len, int prot, int flags, int fd, off
             v.name = xstrdup("/dev/zero (deleted)");
     } else {
         describe_fd(fd, &v);
+        if (prot & PROT_EXEC)
+            set_module(&v, pcache_module_fd(fd, v.name), addr - (uint64_t)off);
     }
     log_map("mmap", addr, len, prot, v.name);
     vma_insert(v);
@@ -682,6 +704,7 @@ static void table_move(const Vma *tmpl, uint64_t old, uint64_t old_len, uint64_t
 {
     Vma v = *tmpl;
     v.offset = tmpl->offset + (old - tmpl->start);
+    v.mod_delta = tmpl->mod_delta + (dst - old);
     v.name = xstrdup(tmpl->name);
     v.start = dst;
     v.end = dst + new_len;
@@ -826,7 +849,7 @@ int64_t guest_brk(uint64_t addr)
         if (p == MAP_FAILED)
             goto out;
         vma_insert((Vma){ oldbrk, newbrk, PROT_READ | PROT_WRITE, VMA_ANON, 0, 0, 0,
-                          xstrdup("[heap]") });
+                          xstrdup("[heap]"), 0, 0 });
         log_map("brk", oldbrk, newbrk - oldbrk, PROT_READ | PROT_WRITE, "[heap]");
     }
     brk_cur = ret = addr;
@@ -926,7 +949,7 @@ int64_t guest_shmat(int shmid, uint64_t addr, bool fixed, uint64_t size, int shm
         goto out;
     }
     vma_remove(addr, addr + len);
-    Vma v = { addr, addr + len, prot, VMA_SHARED | VMA_SYSV_SHM, 0, 0, (uint64_t)shmid, NULL };
+    Vma v = { addr, addr + len, prot, VMA_SHARED | VMA_SYSV_SHM, 0, 0, (uint64_t)shmid, NULL, 0, 0 };
     describe_host_mapping(p, &v);
     log_map("shmat", addr, len, prot, v.name);
     vma_insert(v);

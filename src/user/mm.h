@@ -142,6 +142,17 @@ void mm_read_unlock(void);
 void guest_dump_maps(int fd);
 
 /*
+ * The persistent translation cache's view (exec/pcache.h): the vmas inside
+ * [start, end) hold code of pcache module `module` (-1: none), file offset
+ * 0 at guest address delta (the ELF loader's copies; guest_mmap notes file
+ * mappings itself). mm_code_origin answers guest_mem.ops->code_origin,
+ * with mm's lock held for reading (the code lock).
+ */
+struct PcacheOrigin;
+void mm_set_code_origin(uint64_t start, uint64_t end, int module, uint64_t delta);
+bool mm_code_origin(uint64_t addr, struct PcacheOrigin *o);
+
+/*
  * SysV shared memory (sys_ipc.c). guest_shmat attaches segment shmid of
  * size bytes at guest addr (fixed: addr as given, page aligned, replacing
  * mappings only with SHM_REMAP; else a free range) with shmflg's

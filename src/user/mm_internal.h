@@ -31,6 +31,11 @@ typedef struct Vma {
     uint64_t offset;       /* file offset of start (file mappings) */
     uint64_t dev, ino;     /* for /proc/self/maps */
     char *name;            /* path, "[heap]", "[stack]" or NULL */
+    /* The file its code comes from, for the persistent translation cache
+     * (exec/pcache.h): its module number + 1 (0: none) and guest address -
+     * file offset, the same over the whole vma (splits keep it). */
+    int module;
+    uint64_t mod_delta;
 } Vma;
 
 /* Defined in mm.c: the table (sorted by address, never overlapping) and

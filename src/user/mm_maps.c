@@ -10,6 +10,7 @@
  */
 #define _GNU_SOURCE
 #include "user/mm.h"
+#include "exec/pcache.h"
 #include "user/mm_internal.h"
 
 #include <pthread.h>
@@ -57,4 +58,16 @@ void guest_dump_maps(int fd)
             break;
     }
     pthread_rwlock_unlock(&mm_lock);
+}
+
+bool mm_code_origin(uint64_t addr, PcacheOrigin *o)
+{
+    size_t i = vma_lookup(addr);
+    if (i == nvma || vmas[i].start > addr || !vmas[i].module || !(vmas[i].prot & PROT_EXEC))
+        return false;
+    o->module = vmas[i].module - 1;
+    o->delta = vmas[i].mod_delta;
+    o->lo = vmas[i].start;
+    o->hi = vmas[i].end;
+    return true;
 }

@@ -44,6 +44,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "exec/exec.h"
 #include "user/mm.h"
 #include "user/options.h"
 #include "user/path.h"
@@ -343,6 +344,7 @@ static int64_t run_xlat(const char *filename, int fd, const StrVec *argv, const 
     build_command(filename, prog_fd, argv, envp, log_fd, &hargv, &henv);
     if (opt.strace)
         fputc('\n', log_file);
+    exec_before_exec();                /* keep what this process translated */
     fflush(NULL);
     signal_exec_prepare();             /* the guest's mask and pending signals carry over */
     vfork_child_release();             /* a vfork child's writes, before its parent resumes */
@@ -469,6 +471,7 @@ static int64_t exec_plain(int dirfd, const char *path, uint64_t argv_ga, uint64_
     if ((ret = vec_from_guest(argv_ga, &argv)) == 0 && (ret = vec_from_guest(envp_ga, &envp)) == 0) {
         if (opt.strace)
             fputc('\n', log_file);
+        exec_before_exec();
         fflush(NULL);
         signal_exec_prepare();
         vfork_child_release();

@@ -56,6 +56,7 @@ static const GuestMemOps user_ops = {
     .slow = user_slow,
     .code_ok = user_code_ok,
     .code_phys = NULL,                  /* phys = pc */
+    .code_origin = mm_code_origin,
     .read = user_read,
     .code_lock = mm_read_lock,
     .code_unlock = mm_read_unlock,

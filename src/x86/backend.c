@@ -363,8 +363,9 @@ static void set_pc(Emit *e, uint64_t pc)
 {
     if (pc < 0x80000000ULL) {
         emit_st64_imm(e, REG_CPU, CPU_OFF(pc), (int32_t)pc);
+        emit_reloc_mark(e, ER_GUEST_S32, 4, 0);
     } else {
-        emit_mov_ri(e, RAX, pc);
+        emit_mov_guest(e, RAX, pc);
         emit_st64(e, RAX, REG_CPU, CPU_OFF(pc));
     }
 }
@@ -447,7 +448,7 @@ static bool chainable(const BeCtx *c, uint64_t target)
  * probe (an exit request poisons it: no poll needed with --tune poison). */
 static void probe_exit(Emit *e, uint64_t target)
 {
-    emit_mov_ri(e, RAX, target);
+    emit_mov_guest(e, RAX, target);
     if (tune.inline_jc)
         emit_jc_probe(e, jit_rt.lookup_miss);
     else
@@ -555,10 +556,11 @@ static void ras_limit(BeCtx *c)
 /* Where a host ret lands: continue at ret_pc if that is the guest's target. */
 static void ras_landing(BeCtx *c, uint64_t ret_pc)
 {
-    if ((uint64_t)(int64_t)(int32_t)ret_pc == ret_pc) {
-        emit_arith_ri(&c->e, ARITH_CMP, RAX, (int32_t)ret_pc, false);
+    if (ret_pc <= INT32_MAX && ret_pc > INT8_MAX) {
+        emit_arith_ri(&c->e, ARITH_CMP, RAX, (int32_t)ret_pc, false);  /* cmp rax, simm32 */
+        emit_reloc_mark(&c->e, ER_GUEST_S32, 4, 0);
     } else {
-        emit_mov_ri(&c->e, RCX, ret_pc);
+        emit_mov_guest(&c->e, RCX, ret_pc);
         emit_arith_rr(&c->e, ARITH_CMP, RAX, RCX, false);
     }
     emit_patch_rel32(emit_jcc(&c->e, CC_NE), jit_rt.lookup);
@@ -628,7 +630,8 @@ void be_tb_start(BeCtx *c)
      * lose a few counts to each other, which a profile can afford.
      */
     if (log_mask & LOG_STATS) {
-        emit_mov_ri(&c->e, RAX, (uint64_t)(uintptr_t)&c->tb->execs);
+        emit_mov_ri64(&c->e, RAX, (uint64_t)(uintptr_t)&c->tb->execs);
+        emit_reloc_mark(&c->e, ER_TB, 8, offsetof(TB, execs));
         emit_modrm_mem(&c->e, OPC_ARITH_EvIb | P_REXW, ARITH_ADD, RAX, NO_REG, 0, 0);
         emit_u8(&c->e, 1);
     }
@@ -693,7 +696,7 @@ void be_tb_finish(BeCtx *c)
             emit_patch_rel32(swapped, e->p);
         if (c->count)
             instret_add(e, (int32_t)c->slow[i].retired);
-        emit_mov_ri(e, RAX, c->slow[i].pc);
+        emit_mov_guest(e, RAX, c->slow[i].pc);
         if (c->slow[i].resume) {
             emit_patch_rel32(emit_call(e), jit_rt.interp_call);
             if (c->count)
@@ -709,7 +712,8 @@ void be_tb_finish(BeCtx *c)
         emit_patch_rel32(c->entry + c->tb->jmp_field[slot], e->p);
         c->tb->jmp_stub[slot] = (uint32_t)(e->p - c->entry);
         set_pc(e, c->stub[slot].target);
-        emit_mov_ri(e, RCX, (uint64_t)(uintptr_t)c->tb | (uint64_t)slot);
+        emit_mov_ri64(e, RCX, (uint64_t)(uintptr_t)c->tb | (uint64_t)slot);
+        emit_reloc_mark(e, ER_TB, 8, (uint64_t)slot);
         exit_with(e, EXIT_CHAIN);
     }
     for (int i = 0; i < c->npoll; i++) {
@@ -743,7 +747,7 @@ static void call_for_insn(BeCtx *c, uint8_t *stub, uint64_t pc, bool with_info, 
     be_count(c, 0);
     c->interp_called = true;
     unmap(c);
-    emit_mov_ri(&c->e, RAX, pc);
+    emit_mov_guest(&c->e, RAX, pc);
     if (with_info)
         emit_mov_ri(&c->e, RCX, info);
     emit_patch_rel32(emit_call(&c->e), stub);
@@ -770,7 +774,8 @@ void be_goto_cpu_pc(BeCtx *c)
 void be_call_helper(BeCtx *c, uint64_t (*fn)(CPUState *))
 {
     unmap(c);
-    emit_mov_ri(&c->e, RAX, (uint64_t)(uintptr_t)fn);
+    emit_mov_ri64(&c->e, RAX, (uint64_t)(uintptr_t)fn);
+    emit_reloc_mark(&c->e, ER_HOSTFN, 8, 0);
     emit_patch_rel32(emit_call(&c->e), jit_rt.helper_call);
     remap(c);
     c->checked = 0;

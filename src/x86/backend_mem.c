@@ -6,6 +6,7 @@
 #include "x86/backend.h"
 
 #include <stddef.h>
+#include <string.h>
 
 #include "exec/exec.h"
 #include "exec/settings.h"
@@ -231,9 +232,33 @@ static int abs_operand(BeCtx *c, uint64_t addr, int32_t *disp)
         *disp = (int32_t)addr;
         return NO_REG;
     }
-    emit_mov_ri(&c->e, RCX, addr);
+    emit_mov_guest(&c->e, RCX, addr);
     *disp = 0;
     return RCX;
+}
+
+/*
+ * Mark an absolute access's address for the persistent cache: the
+ * displacement (the instruction's last four bytes) or the mov before it,
+ * with the bytes accessed, so that a moved copy is checked against the
+ * window again.
+ */
+static void mark_abs(BeCtx *c, uint64_t addr, int size)
+{
+    EmitRelocs *l = emit_relocs;
+    if (!l)
+        return;
+    if (addr > INT32_MAX) {
+        if (l->n)
+            l->r[l->n - 1].aux = (uint64_t)size;
+        return;
+    }
+    int32_t d;
+    memcpy(&d, c->e.p - 4, 4);
+    if (d == (int32_t)addr)
+        emit_reloc_mark(&c->e, ER_GUEST_S32, 4, (uint64_t)size);
+    else
+        l->pinned = true;               /* a disp8: not where a moved copy could say */
 }
 
 void be_guest_load_abs(BeCtx *c, int dst, uint64_t addr, int size, bool sign)
@@ -242,6 +267,7 @@ void be_guest_load_abs(BeCtx *c, int dst, uint64_t addr, int size, bool sign)
     int index = abs_operand(c, addr, &disp);
     int hbase = guest_base_of(&index);
     emit_load_sized(&c->e, dst, hbase, index, disp, size, sign);
+    mark_abs(c, addr, size);
 }
 
 void be_guest_store_abs(BeCtx *c, int src, uint64_t addr, int size)
@@ -250,6 +276,7 @@ void be_guest_store_abs(BeCtx *c, int src, uint64_t addr, int size)
     int index = abs_operand(c, addr, &disp);
     int hbase = guest_base_of(&index);
     emit_store_sized(&c->e, src, hbase, index, disp, size);
+    mark_abs(c, addr, size);
 }
 
 void be_guest_store(BeCtx *c, int src, int addr, int base, int32_t disp, int size, uint64_t pc)

@@ -7,6 +7,7 @@
 
 #include <assert.h>
 #include <stddef.h>
+#include <stdlib.h>
 
 /* -- Primitives ------------------------------------------------------------- */
 
@@ -114,6 +115,42 @@ void emit_mov_ri(Emit *e, int rd, uint64_t imm)
         emit_opc(e, (OPC_MOVL_Iv | P_REXW) + (rd & 7), 0, rd, 0);   /* movabs */
         emit_imm64(e, imm);
     }
+}
+
+void emit_mov_ri64(Emit *e, int rd, uint64_t imm)
+{
+    emit_opc(e, (OPC_MOVL_Iv | P_REXW) + (rd & 7), 0, rd, 0);       /* movabs */
+    emit_imm64(e, imm);
+}
+
+void emit_mov_guest(Emit *e, int rd, uint64_t addr)
+{
+    if (addr == (uint32_t)addr) {
+        emit_opc(e, OPC_MOVL_Iv + (rd & 7), 0, rd, 0);              /* mov r32, imm32 */
+        emit_imm32(e, (uint32_t)addr);
+        emit_reloc_mark(e, ER_GUEST_U32, 4, 0);
+    } else {
+        emit_mov_ri64(e, rd, addr);
+        emit_reloc_mark(e, ER_GUEST64, 8, 0);
+    }
+}
+
+EmitRelocs *emit_relocs;
+
+void emit_reloc_add(uint8_t *at, unsigned kind, const uint8_t *target, uint64_t aux)
+{
+    EmitRelocs *l = emit_relocs;
+    if (l->n == l->cap) {
+        unsigned cap = l->cap ? 2 * l->cap : 64;
+        EmitReloc *r = realloc(l->r, cap * sizeof *r);
+        if (!r) {
+            l->lost = true;
+            return;
+        }
+        l->r = r;
+        l->cap = cap;
+    }
+    l->r[l->n++] = (EmitReloc){ .at = at, .kind = (uint8_t)kind, .target = target, .aux = aux };
 }
 
 void emit_ld64(Emit *e, int rd, int base, int32_t disp)

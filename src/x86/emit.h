@@ -227,12 +227,67 @@ static inline void emit_store_rel32(uint8_t *field, const uint8_t *target)
     int32_t rel = (int32_t)(target - (field + 4));
     __asm__ volatile("movl %1, (%0)" : : "r"(field), "r"(rel) : "memory");
 }
+
+/* -- Relocations ---------------------------------------------------------------------
+ *
+ * What emitted code embeds about where things are, recorded while the
+ * persistent translation cache (exec/pcache.c) keeps a copy of the code
+ * being translated, so that another process can move it: each rel32 field
+ * and its target (emit_patch_rel32, always), and each immediate the
+ * backend marks: a guest address (moved with the code's guest address),
+ * a TB pointer, a host function. emit_relocs is NULL otherwise (and
+ * whenever code is patched at run time: chaining).
+ */
+enum emit_reloc_kind {
+    ER_REL32,           /* rel32 field at `at`: target */
+    ER_GUEST_S32,       /* 4 bytes: a guest address, sign-extended (a disp32, a simm32) */
+    ER_GUEST_U32,       /* 4 bytes: a guest address, zero-extended (mov r32, imm32) */
+    ER_GUEST64,         /* 8 bytes: a guest address */
+    ER_TB,              /* 8 bytes: the TB being translated + aux (a slot, a field) */
+    ER_HOSTFN,          /* 8 bytes: the address of a C function of xlat's */
+};
+typedef struct EmitReloc {
+    uint8_t *at;        /* the field (RW view) */
+    const uint8_t *target; /* ER_REL32: where it points */
+    uint64_t aux;       /* ER_GUEST_*: bytes accessed there (0: a pc); ER_TB: the offset */
+    uint8_t kind;
+} EmitReloc;
+typedef struct EmitRelocs {
+    EmitReloc *r;
+    unsigned n, cap;
+    /* The code depends on its guest address beyond what the marks say
+     * (a constant computed from the pc by a non-linear operation, an
+     * absolute address compared with the pc): keep it only where it was. */
+    bool pinned;
+    bool lost;          /* out of memory: the record is incomplete, keep nothing */
+} EmitRelocs;
+extern EmitRelocs *emit_relocs;
+void emit_reloc_add(uint8_t *at, unsigned kind, const uint8_t *target, uint64_t aux);
+/* The code depends on its address beyond its marks (see pinned). */
+static inline void emit_reloc_pin(void)
+{
+    if (emit_relocs)
+        emit_relocs->pinned = true;
+}
+/* Mark the n-byte field that ends at e->p. */
+static inline void emit_reloc_mark(Emit *e, unsigned kind, unsigned n, uint64_t aux)
+{
+    if (emit_relocs)
+        emit_reloc_add(e->p - n, kind, NULL, aux);
+}
+
 static inline void emit_patch_rel32(uint8_t *field, const uint8_t *target)
 {
     int32_t rel = (int32_t)(target - (field + 4));
     for (int i = 0; i < 4; i++)
         field[i] = (uint8_t)((uint32_t)rel >> (8 * i));
+    if (emit_relocs)
+        emit_reloc_add(field, ER_REL32, target, 0);
 }
+/* mov rd, addr for a guest address (marked; never the xor form). */
+void emit_mov_guest(Emit *e, int rd, uint64_t addr);
+/* mov rd, imm64 in the 10-byte form whatever the value (marked by the caller). */
+void emit_mov_ri64(Emit *e, int rd, uint64_t imm);
 /* mfence: orders every earlier store before every later load. */
 void emit_mfence(Emit *e);
 

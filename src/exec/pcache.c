@@ -1,0 +1,392 @@
+/*
+ * The persistent translation cache (pcache.h): what one process translated
+ * from a file, reused by the next processes that map the same file.
+ *
+ * A distribution build is thousands of short processes that each start
+ * cold: the shell, sed, the gcc driver, ld.so and libc translated again
+ * every time. Here a translation of code from a mapped file is kept in
+ * memory as it is made (tb_cache.c brackets translate_block with
+ * pcache_capture_begin/end: the backend records every place where the
+ * code depends on where it or what it names lies, emit.h's relocations),
+ * written to the cache file of that file at exit (or before an execve),
+ * and on a later process's miss installed instead of translated: copied
+ * into the code buffer at the alignment it was made at, its rel32s to the
+ * runtime stubs and between its hot and cold parts recomputed, its guest
+ * addresses moved by the distance between the old and the new pc, its TB
+ * pointers and host function addresses set anew.
+ *
+ * Files. One per mapped file, xlat build and code-shaping options, named
+ * by the file's identity (its ELF build id and size, else a hash of its
+ * bytes; never its path) and a hash of the options, in a directory of the
+ * user's own (0700, files 0600; another owner's directory or file is
+ * refused). A file is a header, a table of entries sorted by file offset
+ * and the records; the header and table carry a hash checked when the
+ * file is opened, each record a hash checked when it is used. Writers
+ * merge the file as it is now with what they translated into a new file
+ * and rename it over the old, so a reader never sees a torn file, and the
+ * directory is kept under its size by removing the least recently used
+ * files (a file's mtime is touched when it is opened, at most hourly).
+ *
+ * Trust. A record is never run on faith: its guest bytes must equal the
+ * guest's code at the pc now (so a library replaced on disk, a file
+ * patched in place or a page the guest wrote runs its own code), every
+ * size, offset and relocation is checked against the record's bounds, a
+ * moved guest address must stay in the window and fit the encoding it was
+ * made with, and a record whose code depends on its address in a way the
+ * relocations do not say (emit.h: pinned) is used only at that address.
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "exec/exec.h"
+#include "exec/guest_mem.h"
+#include "exec/internal.h"
+#include "exec/pcache.h"
+#include "exec/pcache_file.h"
+#include "riscv/translate.h"
+#include "x86/backend.h"
+
+bool pcache_on;
+
+/* -- Settings ------------------------------------------------------------------------------ */
+
+static uint64_t compute_config(void)
+{
+    uint64_t h = hash_bytes(&tune, sizeof tune, 6);
+    unsigned logs = log_mask & LOG_STATS;         /* blocks that count their runs */
+    h = hash_bytes(&logs, sizeof logs, h);
+    h = hash_bytes(be_guest_reg, sizeof be_guest_reg, h);
+    h = hash_bytes(&be_gbase_reg, sizeof be_gbase_reg, h);
+    h = hash_bytes(&guest_mem.limit, sizeof guest_mem.limit, h);
+    uint64_t v[] = {
+        translate_config_word(), code_base, (uint64_t)(jit_rt.epilogue - code_rw),
+        (uint64_t)(jit_rt.lookup - code_rw), (uint64_t)(jit_rt.lookup_miss - code_rw),
+        (uint64_t)(jit_rt.interp_call - code_rw), (uint64_t)(jit_rt.interp_exit - code_rw),
+        (uint64_t)(jit_rt.csr_call - code_rw), (uint64_t)(jit_rt.ras_empty - code_rw),
+        (uint64_t)(jit_rt.helper_call - code_rw), TB_MAX_INSNS, TB_MAX_SLOTS, CODE_SIZE, HOT_END,
+    };
+    return hash_bytes(v, sizeof v, h);
+}
+
+void pcache_init(int (*own_fd)(int fd))
+{
+    const char *env = secure_getenv("XLAT_CACHE");
+    if (!tune.cache || (env && strcmp(env, "0") == 0) || getuid() != geteuid() ||
+        (log_mask & (LOG_IN_ASM | LOG_OUT_ASM)) || !guest_mem.ops->code_origin)
+        return;
+    build_hash = pcache_build_hash();
+    if (!build_hash)
+        return;                 /* no build id: no way to tell builds apart */
+    const char *size = secure_getenv("XLAT_CACHE_SIZE");
+    if (size && atoll(size) > 0)
+        dir_max = (uint64_t)atoll(size) << 20;
+    /* XLAT_CACHE_DIR is made whole if need be; the default only below an
+     * XDG_CACHE_HOME or HOME that exists. */
+    char path[4096];
+    const char *dir = secure_getenv("XLAT_CACHE_DIR"), *xdg = secure_getenv("XDG_CACHE_HOME");
+    const char *home = getenv("HOME");
+    size_t keep;
+    int n;
+    if (dir && *dir)
+        n = snprintf(path, sizeof path, "%s", dir), keep = 0;
+    else if (xdg && *xdg == '/')
+        n = snprintf(path, sizeof path, "%s/xlat/code", xdg), keep = strlen(xdg);
+    else if (home && *home == '/')
+        n = snprintf(path, sizeof path, "%s/.cache/xlat/code", home), keep = strlen(home);
+    else
+        return;
+    if (n < 0 || n >= (int)sizeof path)
+        return;
+    dir_fd = pcache_open_dir(path, keep);
+    if (dir_fd < 0)
+        return;
+    dir_fd = own_fd(dir_fd);
+    config_hash = compute_config();
+    pcache_on = true;
+}
+
+/* -- Capture ------------------------------------------------------------------------------- */
+
+static EmitRelocs cap_log;
+static PcacheOrigin cap_origin;
+
+bool pcache_capture_begin(uint64_t pc)
+{
+    if (!pcache_on || !guest_mem.ops->code_origin(pc, &cap_origin))
+        return false;
+    cap_log.n = 0;
+    cap_log.pinned = cap_log.lost = false;
+    emit_relocs = &cap_log;
+    return true;
+}
+
+static int part_of(const uint8_t *p, const uint8_t *hot, size_t hot_size, const uint8_t *cold,
+                   size_t cold_size, uint32_t *off)
+{
+    if (p >= hot && p < hot + hot_size) {
+        *off = (uint32_t)(p - hot);
+        return PART_HOT;
+    }
+    if (p >= cold && p < cold + cold_size) {
+        *off = (uint32_t)(p - cold);
+        return PART_COLD;
+    }
+    if (p >= code_rw && p < code_rw + code_base) {
+        *off = (uint32_t)(p - code_rw);
+        return PART_RUNTIME;
+    }
+    return -1;
+}
+
+/* The relocations of the capture as a record's, or -1 if one cannot be said. */
+static int convert_relocs(const TB *tb, const uint8_t *cold, RecReloc *out)
+{
+    const uint8_t *hot = tb_entry_rw(tb);
+    int n = 0;
+    for (int i = (int)cap_log.n - 1; i >= 0; i--) {
+        const EmitReloc *r = &cap_log.r[i];
+        bool later = false;             /* a field patched again later: the last one counts */
+        for (unsigned j = (unsigned)i + 1; j < cap_log.n && !later; j++)
+            later = cap_log.r[j].at == r->at;
+        if (later)
+            continue;
+        RecReloc rr = { .kind = r->kind };
+        int part = part_of(r->at, hot, tb->host_size, cold, tb->cold_size, &rr.at);
+        unsigned width = r->kind == ER_REL32 || r->kind == ER_GUEST_S32 || r->kind == ER_GUEST_U32 ? 4 : 8;
+        if (part < 0 || part == PART_RUNTIME ||
+            rr.at + width > (part == PART_HOT ? tb->host_size : tb->cold_size))
+            return -1;
+        rr.part = (uint8_t)part;
+        uint64_t field = 0;
+        memcpy(&field, r->at, width);
+        switch (r->kind) {
+        case ER_REL32: {
+            uint32_t t;
+            int tp = part_of(r->target, hot, tb->host_size, cold, tb->cold_size, &t);
+            if (tp < 0)
+                return -1;
+            if (tp == part)
+                continue;               /* moves with the field */
+            rr.tpart = (uint8_t)tp;
+            rr.val = t;
+            break;
+        }
+        case ER_TB:
+            if (field != (uint64_t)(uintptr_t)tb + r->aux)
+                return -1;
+            rr.val = r->aux;
+            break;
+        case ER_HOSTFN:
+            rr.val = field - (uint64_t)(uintptr_t)pcache_flush;
+            break;
+        default:
+            rr.val = r->aux;
+            break;
+        }
+        out[n++] = rr;
+    }
+    return n;
+}
+
+void pcache_capture_end(const TB *tb, const uint8_t *cold, const uint16_t map[][2])
+{
+    emit_relocs = NULL;
+    Module *m = &modules[cap_origin.module];
+    if (cap_log.lost || tb->pc + tb->guest_size > cap_origin.hi || tb->next_page != TB_NO_PAGE)
+        return;
+    RecReloc *rel = malloc((cap_log.n + 1) * sizeof *rel);
+    int nrel = rel ? convert_relocs(tb, cold, rel) : -1;
+    if (nrel < 0) {
+        free(rel);
+        return;
+    }
+    RecHead h = {
+        .pc = tb->pc, .guest_size = tb->guest_size, .host_size = tb->host_size,
+        .cold_size = tb->cold_size, .nrel = (uint32_t)nrel, .ninsns = tb->ninsns,
+        .exit_kind = tb->exit_kind, .nremap = tb->nremap, .pinned = cap_log.pinned,
+        .hot_mod = (uint8_t)(tb->host_off % 64), .cold_mod = (uint8_t)(tb->cold_off % 64),
+    };
+    memcpy(h.remap, tb->remap, sizeof h.remap);
+    for (int s = 0; s < TB_MAX_SLOTS; s++) {
+        if (!tb->jmp_field[s])
+            continue;
+        h.jmp_field[s] = tb->jmp_field[s] < tb->host_size ? tb->jmp_field[s]
+                         : IN_COLD | (uint32_t)(tb->host_off + tb->jmp_field[s] - tb->cold_off);
+        h.jmp_stub[s] = (uint32_t)(tb->host_off + tb->jmp_stub[s] - tb->cold_off);
+    }
+    size_t len = rec_size(&h);
+    if (!pcache_grow((void **)&m->cap, &m->capmax, m->caplen + len, 1) ||
+        !pcache_grow((void **)&m->capidx, &m->capidxmax, m->ncap + 1, sizeof *m->capidx)) {
+        free(rel);
+        return;
+    }
+    uint8_t *p = m->cap + m->caplen;
+    memset(p, 0, len);
+    memcpy(p, &h, sizeof h);
+    size_t o = sizeof h;
+    memcpy(p + o, map, h.ninsns * 4u);
+    o += up8(h.ninsns * 4u);
+    memcpy(p + o, rel, (size_t)nrel * sizeof *rel);
+    o += (size_t)nrel * sizeof *rel;
+    memcpy(p + o, guest_mem_code(tb->phys), h.guest_size);
+    o += up8(h.guest_size);
+    memcpy(p + o, tb_entry_rw(tb), h.host_size);
+    o += up8(h.host_size);
+    memcpy(p + o, cold, h.cold_size);
+    m->capidx[m->ncap++] = (Capture){ .off = tb->pc - cap_origin.delta, .pos = m->caplen,
+                                      .len = (uint32_t)len };
+    m->caplen += len;
+    free(rel);
+}
+
+/* -- Install ------------------------------------------------------------------------------- */
+
+/* Does a moved guest address still fit its field and the window? */
+static bool guest_fits(unsigned kind, uint64_t v, uint64_t bytes)
+{
+    if ((kind == ER_GUEST_S32 && v > INT32_MAX) || (kind == ER_GUEST_U32 && v > UINT32_MAX))
+        return false;
+    return guest_mem_in_window(v, bytes);
+}
+
+/* Apply the relocations to the copy at hot and cold; false (a guest
+ * address that no longer fits) leaves it unused. */
+static bool relocate(const RecHead *h, const RecReloc *rel, TB *tb, uint8_t *hot, uint8_t *cold,
+                     uint64_t delta)
+{
+    for (uint32_t i = 0; i < h->nrel; i++) {
+        const RecReloc *r = &rel[i];
+        uint8_t *f = (r->part == PART_HOT ? hot : cold) + r->at;
+        uint64_t v = 0;
+        switch (r->kind) {
+        case ER_REL32: {
+            uint8_t *base = r->tpart == PART_HOT ? hot : r->tpart == PART_COLD ? cold : code_rw;
+            emit_patch_rel32(f, base + r->val);
+            continue;
+        }
+        case ER_GUEST_S32:
+        case ER_GUEST_U32: {
+            int32_t old;
+            memcpy(&old, f, 4);
+            v = (r->kind == ER_GUEST_S32 ? (uint64_t)(int64_t)old : (uint64_t)(uint32_t)old) + delta;
+            if (!guest_fits(r->kind, v, r->val))
+                return false;
+            uint32_t w = (uint32_t)v;
+            memcpy(f, &w, 4);
+            continue;
+        }
+        case ER_GUEST64:
+            memcpy(&v, f, 8);
+            v += delta;
+            if (!guest_fits(r->kind, v, r->val))
+                return false;
+            break;
+        case ER_TB:
+            v = (uint64_t)(uintptr_t)tb + r->val;
+            break;
+        case ER_HOSTFN:
+            v = (uint64_t)(uintptr_t)pcache_flush + r->val;
+            break;
+        }
+        memcpy(f, &v, 8);
+    }
+    return true;
+}
+
+static size_t align_to(size_t off, unsigned mod)
+{
+    return off + ((mod - off % 64) & 63);
+}
+
+/* Why the record r cannot be the block at pc (origin o) now, or NULL. */
+static const char *unfit(const Rec *r, uint64_t pc, const PcacheOrigin *o, uint64_t phys)
+{
+    const RecHead *h = r->h;
+    if (h->pinned && pc != h->pc)
+        return "made for another address";
+    if (pc + h->guest_size > o->hi || pc + h->guest_size < pc)
+        return "longer than the mapping";
+    /* Watched before compared, as translate reads (tb_cache.c). */
+    for (uint64_t pg = phys >> TARGET_PAGE_BITS; pg <= (phys + h->guest_size - 1) >> TARGET_PAGE_BITS; pg++)
+        guest_mem.ops->code_watch(pg);
+    if (memcmp(guest_mem_code(phys), r->guest, h->guest_size) != 0)
+        return "other guest code now";
+    return NULL;
+}
+
+bool pcache_fill(TB *tb, size_t *hot_off, size_t *cold_off)
+{
+    PcacheOrigin o;
+    if (!pcache_on || !guest_mem.ops->code_origin(tb->pc, &o))
+        return false;
+    Module *m = &modules[o.module];
+    if (m->state == 0)
+        pcache_module_open(m);
+    uint64_t off = tb->pc - o.delta;
+    const FileEnt *fe = m->state == 1 ? pcache_find(m->ent, m->nent, off) : NULL;
+    if (!fe)
+        return false;
+    const RecHead *h = pcache_record(m->data, m->data_len, fe);
+    Rec r = h ? pcache_rec_parts(h) : (Rec){ 0 };
+    const char *why = h ? unfit(&r, tb->pc, &o, tb->phys) : "a corrupted or malformed record";
+    if (why) {
+        xlat_log(LOG_CACHE, "cache: %s+%#llx: not used: %s\n", m->name, (unsigned long long)off, why);
+        return false;
+    }
+    uint64_t delta = tb->pc - h->pc;
+    size_t hot = align_to(*hot_off, h->hot_mod), cold = align_to(*cold_off, h->cold_mod);
+    memcpy(code_rw + hot, r.hot, h->host_size);
+    memcpy(code_rw + cold, r.cold, h->cold_size);
+    if (!relocate(h, r.rel, tb, code_rw + hot, code_rw + cold, delta)) {
+        xlat_log(LOG_CACHE, "cache: %s+%#llx: not used: an address out of reach\n", m->name,
+                 (unsigned long long)off);
+        return false;
+    }
+    tb->guest_size = h->guest_size;
+    tb->host_off = (uint32_t)hot;
+    tb->host_size = h->host_size;
+    tb->cold_off = (uint32_t)cold;
+    tb->cold_size = h->cold_size;
+    tb->ninsns = h->ninsns;
+    tb->exit_kind = h->exit_kind;
+    tb->nremap = h->nremap;
+    memcpy(tb->remap, h->remap, sizeof tb->remap);
+    for (int s = 0; s < TB_MAX_SLOTS; s++) {
+        if (!h->jmp_field[s])
+            continue;
+        uint32_t f = h->jmp_field[s] & ~IN_COLD;
+        tb->jmp_field[s] = h->jmp_field[s] & IN_COLD ? (uint32_t)(cold + f - hot) : f;
+        tb->jmp_stub[s] = (uint32_t)(cold + h->jmp_stub[s] - hot);
+    }
+    uint16_t *dst = tb_pcmap_alloc(tb->ninsns, &tb->pcmap);
+    memcpy(dst, r.map, tb->ninsns * 4u);
+    *hot_off = hot;
+    *cold_off = cold;
+    stats.pcache_hits++;
+    return true;
+}
+
+void pcache_flush(void)
+{
+    if (!pcache_on || pthread_mutex_trylock(&tb_lock) != 0)
+        return;
+    bool wrote = false;
+    for (int i = 0; i < nmodules; i++) {
+        Module *m = &modules[i];
+        if (m->ncap && pcache_write_module(m))
+            wrote = true;
+        m->ncap = m->caplen = 0;
+    }
+    pthread_mutex_unlock(&tb_lock);
+    if (wrote)
+        pcache_evict();
+}
+
+void pcache_fork_child(void)
+{
+    for (int i = 0; i < nmodules; i++)
+        modules[i].ncap = modules[i].caplen = 0;
+}

@@ -1,0 +1,66 @@
+/*
+ * The persistent translation cache: translations of code that comes from a
+ * file (a program, ld.so, a library) kept on disk between processes, and
+ * moved to wherever a later process maps that file (pcache.c says how).
+ *
+ * A mode names the file behind its code: it registers each file it maps
+ * for execution (pcache_module_fd, pcache_module_bytes) and answers
+ * guest_mem.ops->code_origin for a pc. The core captures what it
+ * translates there (tb_cache.c, around translate_block) and, on a miss,
+ * installs a kept translation instead of translating (tb_from_pcache).
+ */
+#ifndef XLAT_EXEC_PCACHE_H
+#define XLAT_EXEC_PCACHE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "exec/tb.h"
+#include "x86/emit.h"
+
+/* Where the code at a guest address comes from (guest_mem.ops->code_origin). */
+typedef struct PcacheOrigin {
+    int module;             /* pcache_module_*'s number */
+    uint64_t delta;         /* guest address - file offset, over [lo, hi) */
+    uint64_t lo, hi;        /* the guest range mapped from the file alike */
+} PcacheOrigin;
+
+/* On, once pcache_init found a cache directory it trusts. */
+extern bool pcache_on;
+
+/* A mode that answers code_origin turns the cache on after exec_init (the
+ * runtime stubs and the register mapping are fixed): the settings (--tune
+ * cache, XLAT_CACHE, XLAT_CACHE_DIR, XLAT_CACHE_SIZE) and the directory,
+ * whose descriptor own_fd moves out of the guest's way (returns the new
+ * number). */
+void pcache_init(int (*own_fd)(int fd));
+
+/* The module number of a file mapped for execution (its build id and
+ * size, else a hash of its bytes), or -1. name is for -d cache. */
+int pcache_module_fd(int fd, const char *name);
+int pcache_module_bytes(const void *data, size_t size, const char *name);
+
+/* -- Capture (tb_cache.c, tb_lock held) -- */
+
+/* Should the block at pc be kept? Then emit_relocs records its translation. */
+bool pcache_capture_begin(uint64_t pc);
+/* tb is translated (hot code at its entry, cold code at cold): keep it. */
+void pcache_capture_end(const TB *tb, const uint8_t *cold, const uint16_t map[][2]);
+
+/* -- Install (tb_cache.c, code lock and tb_lock held) -- */
+
+/*
+ * Fill tb (pc, phys, flags set) from a kept translation of its code, hot
+ * code at code_rw + *hot_off and cold code at code_rw + *cold_off (both
+ * moved up to the alignment it was made at: it may pad them), and its
+ * pcmap. False if there is none that fits, nothing written.
+ */
+bool pcache_fill(TB *tb, size_t *hot_off, size_t *cold_off);
+
+/* Write what this process translated (process exit, before an execve). */
+void pcache_flush(void);
+/* A forked child keeps its parent's modules, not its parent's captures. */
+void pcache_fork_child(void);
+
+#endif

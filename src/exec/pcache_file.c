@@ -1,0 +1,555 @@
+/*
+ * The persistent translation cache's files: which file a module is (its
+ * ELF build id and size, else a hash of its bytes), the cache directory,
+ * and the cache files, read (every bound and hash checked before anything
+ * in them is believed) and written (merged, then renamed into place).
+ * The layout and the reasons are in pcache.c and pcache_file.h.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <link.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "exec/internal.h"
+#include "exec/pcache.h"
+#include "exec/pcache_file.h"
+#include "exec/settings.h"
+#include "riscv/translate.h"
+
+Module modules[MAX_MODULES];
+int nmodules;
+static pthread_mutex_t module_lock = PTHREAD_MUTEX_INITIALIZER;
+int dir_fd = -1;
+uint64_t build_hash, config_hash;
+uint64_t dir_max = DIR_MAX_DEFAULT;
+
+/* -- Modules ------------------------------------------------------------------------------ */
+
+/* An ELF file's GNU build id, from its program headers' notes. */
+static bool elf_build_id(const uint8_t *d, size_t size, const uint8_t **id, uint32_t *len)
+{
+    const Elf64_Ehdr *eh = (const void *)d;
+    if (size < sizeof *eh || memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 ||
+        eh->e_ident[EI_CLASS] != ELFCLASS64 || eh->e_phentsize != sizeof(Elf64_Phdr) ||
+        eh->e_phoff > size || (size - eh->e_phoff) / sizeof(Elf64_Phdr) < eh->e_phnum)
+        return false;
+    const Elf64_Phdr *ph = (const void *)(d + eh->e_phoff);
+    for (unsigned i = 0; i < eh->e_phnum; i++) {
+        if (ph[i].p_type != PT_NOTE || ph[i].p_offset > size || ph[i].p_filesz > size - ph[i].p_offset)
+            continue;
+        const uint8_t *p = d + ph[i].p_offset, *end = p + ph[i].p_filesz;
+        while (end - p >= (ptrdiff_t)sizeof(Elf64_Nhdr)) {
+            const Elf64_Nhdr *n = (const void *)p;
+            size_t name = (n->n_namesz + 3) & ~3u, desc = (n->n_descsz + 3) & ~3u;
+            if (name > (size_t)(end - p) - sizeof *n || desc > (size_t)(end - p) - sizeof *n - name)
+                break;
+            if (n->n_type == NT_GNU_BUILD_ID && n->n_namesz == 4 &&
+                memcmp(p + sizeof *n, "GNU", 4) == 0 && n->n_descsz >= 8 && n->n_descsz <= 31) {
+                *id = p + sizeof *n + name;
+                *len = n->n_descsz;
+                return true;
+            }
+            p += sizeof *n + name + desc;
+        }
+    }
+    return false;
+}
+
+/* The identity of a file's bytes: 'b' + its build id, or 'h' + a hash of them all. */
+static void identify(const uint8_t *d, size_t size, uint8_t id[32], uint32_t *idlen)
+{
+    const uint8_t *bid;
+    uint32_t n;
+    memset(id, 0, 32);
+    if (elf_build_id(d, size, &bid, &n)) {
+        id[0] = 'b';
+        memcpy(id + 1, bid, n);
+        *idlen = n + 1;
+        return;
+    }
+    uint64_t h[2] = { hash_bytes(d, size, 1), hash_bytes(d, size, 2) };
+    id[0] = 'h';
+    memcpy(id + 1, h, sizeof h);
+    *idlen = 1 + sizeof h;
+}
+
+static int module_add(const uint8_t id[32], uint32_t idlen, uint64_t size, const struct stat *st,
+                      const char *name)
+{
+    for (int i = 0; i < nmodules; i++)
+        if (modules[i].size == size && modules[i].idlen == idlen &&
+            memcmp(modules[i].id, id, idlen) == 0)
+            return i;
+    if (nmodules == MAX_MODULES)
+        return -1;
+    Module *m = &modules[nmodules];
+    memset(m, 0, sizeof *m);
+    memcpy(m->id, id, 32);
+    m->idlen = idlen;
+    m->size = size;
+    if (st) {
+        m->dev = st->st_dev;
+        m->ino = st->st_ino;
+        m->mtime = st->st_mtim;
+    }
+    m->name = strdup(name ? name : "?");
+    return nmodules++;
+}
+
+int pcache_module_fd(int fd, const char *name)
+{
+    struct stat st;
+    if (!pcache_on || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0)
+        return -1;
+    pthread_mutex_lock(&module_lock);
+    int r = -1;
+    for (int i = 0; i < nmodules; i++)          /* the same file again: no need to read it */
+        if (modules[i].dev == st.st_dev && modules[i].ino == st.st_ino &&
+            modules[i].size == (uint64_t)st.st_size &&
+            modules[i].mtime.tv_sec == st.st_mtim.tv_sec &&
+            modules[i].mtime.tv_nsec == st.st_mtim.tv_nsec) {
+            r = i;
+            goto out;
+        }
+    void *d = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (d == MAP_FAILED)
+        goto out;
+    uint8_t id[32];
+    uint32_t idlen;
+    identify(d, (size_t)st.st_size, id, &idlen);
+    munmap(d, (size_t)st.st_size);
+    r = module_add(id, idlen, (uint64_t)st.st_size, &st, name);
+out:
+    pthread_mutex_unlock(&module_lock);
+    return r;
+}
+
+int pcache_module_bytes(const void *data, size_t size, const char *name)
+{
+    if (!pcache_on || size == 0)
+        return -1;
+    uint8_t id[32];
+    uint32_t idlen;
+    identify(data, size, id, &idlen);
+    pthread_mutex_lock(&module_lock);
+    int r = module_add(id, idlen, size, NULL, name);
+    pthread_mutex_unlock(&module_lock);
+    return r;
+}
+
+static void file_name(const Module *m, char *buf, size_t len)
+{
+    char hex[65];
+    for (uint32_t i = 0; i < m->idlen && i < 32; i++)
+        snprintf(hex + 2 * i, 3, "%02x", m->id[i]);
+    snprintf(buf, len, "%s-%llx-%016llx.xc", hex, (unsigned long long)m->size,
+             (unsigned long long)config_hash);
+}
+
+/* -- Opening a cache file ---------------------------------------------------------------- */
+
+/* A cache file of m's that this user owns alone, mapped and its header and
+ * table checked: its bytes, else NULL (why in *why). */
+const char *pcache_file_check(const uint8_t *p, size_t len, const Module *m)
+{
+    const FileHead *h = (const void *)p;
+    if (len < sizeof *h || len > FILE_MAX)
+        return "truncated";
+    FileHead copy = *h;
+    copy.sum = 0;
+    if (memcmp(h->magic, PC_MAGIC, 8) != 0 || h->build != build_hash || h->config != config_hash)
+        return "another xlat build or options";
+    if (h->idlen != m->idlen || memcmp(h->id, m->id, 32) != 0 || h->size != m->size)
+        return "another file's";
+    if (h->nent > len / sizeof(FileEnt) || h->data_len > len ||
+        sizeof *h + h->nent * sizeof(FileEnt) + h->data_len != len)
+        return "truncated";
+    if (hash_bytes(h + 1, h->nent * sizeof(FileEnt), hash_bytes(&copy, sizeof copy, 3)) != h->sum)
+        return "corrupted";
+    return NULL;
+}
+
+const uint8_t *pcache_map_file(const Module *m, size_t *len, const char **why, bool touch)
+{
+    char name[128];
+    file_name(m, name, sizeof name);
+    int fd = openat(dir_fd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) {
+        *why = "no cache file";
+        return NULL;
+    }
+    struct stat st;
+    const uint8_t *p = NULL;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+        (st.st_mode & 077)) {
+        *why = "not this user's own file (refused)";
+        goto out;
+    }
+    if ((uint64_t)st.st_size < sizeof(FileHead) || (uint64_t)st.st_size > FILE_MAX) {
+        *why = "truncated";
+        goto out;
+    }
+    void *map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (map == MAP_FAILED) {
+        *why = "cannot map";
+        goto out;
+    }
+    *why = pcache_file_check(map, (size_t)st.st_size, m);
+    if (!*why) {
+        p = map;
+        *len = (size_t)st.st_size;
+        if (touch && time(NULL) - st.st_mtime > TOUCH_AFTER)
+            futimens(fd, NULL);         /* recently used (eviction goes by mtime) */
+    }
+    if (!p)
+        munmap(map, (size_t)st.st_size);
+out:
+    close(fd);
+    return p;
+}
+
+void pcache_module_open(Module *m)
+{
+    const char *why = NULL;
+    size_t len = 0;
+    const uint8_t *p = pcache_map_file(m, &len, &why, true);
+    if (!p) {
+        m->state = -1;
+        xlat_log(LOG_CACHE, "cache: %s: %s\n", m->name, why);
+        return;
+    }
+    const FileHead *h = (const void *)p;
+    m->map = p;
+    m->maplen = len;
+    m->ent = (const void *)(h + 1);
+    m->nent = h->nent;
+    m->data = (const uint8_t *)(m->ent + h->nent);
+    m->data_len = h->data_len;
+    m->state = 1;
+    xlat_log(LOG_CACHE, "cache: %s: %llu translations\n", m->name, (unsigned long long)m->nent);
+}
+
+const FileEnt *pcache_find(const FileEnt *ent, uint64_t n, uint64_t off)
+{
+    uint64_t lo = 0, hi = n;
+    while (lo < hi) {
+        uint64_t mid = (lo + hi) / 2;
+        if (ent[mid].off < off)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n && ent[lo].off == off ? &ent[lo] : NULL;
+}
+
+/* The record of an entry if its bounds and hash hold, else NULL. */
+/* Check the record's relocations against its parts. */
+static bool relocs_ok(const RecHead *h, const RecReloc *rel)
+{
+    for (uint32_t i = 0; i < h->nrel; i++) {
+        const RecReloc *r = &rel[i];
+        uint32_t size = r->part == PART_HOT ? h->host_size : h->cold_size;
+        unsigned width = r->kind == ER_REL32 || r->kind == ER_GUEST_S32 || r->kind == ER_GUEST_U32 ? 4 : 8;
+        if (r->part > PART_COLD || r->at > size || size - r->at < width)
+            return false;
+        switch (r->kind) {
+        case ER_REL32:
+            if (r->tpart == PART_HOT ? r->val >= h->host_size
+                : r->tpart == PART_COLD ? r->val >= h->cold_size
+                : r->tpart != PART_RUNTIME || r->val >= code_base)
+                return false;
+            break;
+        case ER_GUEST_S32:
+        case ER_GUEST_U32:
+        case ER_GUEST64:
+            break;                      /* checked as they are moved */
+        case ER_TB:
+            if (r->val >= sizeof(TB))
+                return false;
+            break;
+        case ER_HOSTFN:
+            break;
+        default:
+            return false;
+        }
+    }
+    return true;
+}
+
+Rec pcache_rec_parts(const RecHead *h)
+{
+    const uint8_t *p = (const uint8_t *)(h + 1);
+    Rec r = { .h = h, .map = (const void *)p };
+    r.rel = (const void *)(p + up8(h->ninsns * 4u));
+    r.guest = (const uint8_t *)(r.rel + h->nrel);
+    r.hot = r.guest + up8(h->guest_size);
+    r.cold = r.hot + up8(h->host_size);
+    return r;
+}
+
+/* Slots and pc map inside the code. */
+static bool slots_ok(const Rec *r)
+{
+    const RecHead *h = r->h;
+    for (int s = 0; s < TB_MAX_SLOTS; s++) {
+        uint32_t f = h->jmp_field[s] & ~IN_COLD;
+        uint32_t size = h->jmp_field[s] & IN_COLD ? h->cold_size : h->host_size;
+        if (h->jmp_field[s] && (f + 4 > size || h->jmp_stub[s] >= h->cold_size))
+            return false;
+    }
+    for (unsigned i = 0; i < h->ninsns; i++)
+        if (r->map[i][0] >= h->host_size || r->map[i][1] >= h->guest_size)
+            return false;
+    return true;
+}
+
+const RecHead *pcache_record(const uint8_t *data, uint64_t data_len, const FileEnt *fe)
+{
+    if ((uint64_t)fe->pos + fe->len > data_len || fe->len < sizeof(RecHead) || fe->pos % 8)
+        return NULL;
+    const RecHead *h = (const void *)(data + fe->pos);
+    if (h->ninsns == 0 || h->ninsns > TB_MAX_INSNS || h->guest_size > 4u * TB_MAX_INSNS ||
+        h->host_size == 0 || h->host_size > TRANSLATE_MAX_HOST ||
+        h->cold_size > TRANSLATE_MAX_HOST || h->nrel > 4096 || h->nremap > TB_MAX_REMAP ||
+        h->hot_mod >= 64 || h->cold_mod >= 64 || rec_size(h) != fe->len ||
+        hash_bytes(h, fe->len, 4) != fe->sum)
+        return NULL;
+    Rec r = pcache_rec_parts(h);
+    return relocs_ok(h, r.rel) && slots_ok(&r) ? h : NULL;
+}
+
+/* -- The directory ------------------------------------------------------------------------ */
+
+static int build_id_cb(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const Elf64_Phdr *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_NOTE)
+            continue;
+        const uint8_t *p = (const uint8_t *)(info->dlpi_addr + ph->p_vaddr), *end = p + ph->p_memsz;
+        while (end - p >= (ptrdiff_t)sizeof(Elf64_Nhdr)) {
+            const Elf64_Nhdr *n = (const void *)p;
+            size_t name = (n->n_namesz + 3) & ~3u, desc = (n->n_descsz + 3) & ~3u;
+            if (n->n_type == NT_GNU_BUILD_ID && n->n_namesz == 4) {
+                *(uint64_t *)arg = hash_bytes(p + sizeof *n + name, n->n_descsz, 5);
+                return 1;
+            }
+            p += sizeof *n + name + desc;
+        }
+    }
+    return 1;                   /* the first object is xlat itself: stop there */
+}
+
+uint64_t pcache_build_hash(void)
+{
+    uint64_t h = 0;
+    dl_iterate_phdr(build_id_cb, &h);
+    return h;
+}
+
+/* mkdir -p of path's components after its first `keep` bytes (which must
+ * name a directory that exists: a HOME that is not there is not made),
+ * each new one 0700. */
+static bool make_dirs(char *path, size_t keep)
+{
+    struct stat st;
+    char c = path[keep];
+    path[keep] = 0;
+    bool base = keep == 0 || (stat(path, &st) == 0 && S_ISDIR(st.st_mode));
+    path[keep] = c;
+    if (!base)
+        return false;
+    for (char *s = path + keep + 1; *s; s++) {
+        if (*s != '/')
+            continue;
+        *s = 0;
+        int r = mkdir(path, 0700);
+        *s = '/';
+        if (r != 0 && errno != EEXIST)
+            return false;
+    }
+    return mkdir(path, 0700) == 0 || errno == EEXIST;
+}
+
+/* The directory, if it is this user's alone (a group- or world-accessible
+ * one of ours is made 0700). */
+int pcache_open_dir(char *path, size_t keep)
+{
+    if (!make_dirs(path, keep))
+        return -1;
+    int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0 || st.st_uid != geteuid() ||
+        ((st.st_mode & 077) && fchmod(fd, 0700) != 0)) {
+        if (fd >= 0)
+            close(fd);
+        xlat_log(LOG_CACHE, "cache: %s is not this user's own directory: off\n", path);
+        return -1;
+    }
+    return fd;
+}
+
+bool pcache_grow(void **p, size_t *max, size_t need, size_t unit)
+{
+    if (need <= *max)
+        return true;
+    size_t n = *max ? *max : 64;
+    while (n < need)
+        n *= 2;
+    void *q = realloc(*p, n * unit);
+    if (!q)
+        return false;
+    *p = q;
+    *max = n;
+    return true;
+}
+
+/* -- Writing -------------------------------------------------------------------------------- */
+
+typedef struct OutEnt { uint64_t off; const uint8_t *rec; uint32_t len; } OutEnt;
+
+static int cmp_out(const void *a, const void *b)
+{
+    const OutEnt *x = a, *y = b;
+    return x->off < y->off ? -1 : x->off > y->off;
+}
+
+/* The file of m's entries (ours, then the current file's others), written whole. */
+bool pcache_write_module(Module *m)
+{
+    size_t oldlen = 0;
+    const char *why;
+    const uint8_t *old = pcache_map_file(m, &oldlen, &why, false);
+    const FileHead *oh = (const void *)old;
+    size_t max = m->ncap + (old ? oh->nent : 0);
+    OutEnt *out = malloc((max + 1) * sizeof *out);
+    if (!out) {
+        if (old)
+            munmap((void *)old, oldlen);
+        return false;
+    }
+    size_t n = 0, data = 0;
+    for (size_t i = m->ncap; i-- > 0;) {        /* the last capture of an offset counts */
+        const Capture *c = &m->capidx[i];
+        bool dup = false;
+        for (size_t j = 0; j < n && !dup; j++)
+            dup = out[j].off == c->off;
+        if (dup || sizeof(FileHead) + (n + 1) * sizeof(FileEnt) + data + c->len > FILE_MAX)
+            continue;
+        out[n++] = (OutEnt){ c->off, m->cap + c->pos, c->len };
+        data += c->len;
+    }
+    qsort(out, n, sizeof *out, cmp_out);
+    size_t ours = n;
+    if (old) {
+        const FileEnt *ent = (const void *)(oh + 1);
+        const uint8_t *od = (const uint8_t *)(ent + oh->nent);
+        for (uint64_t i = 0; i < oh->nent; i++) {
+            OutEnt key = { .off = ent[i].off };
+            if (bsearch(&key, out, ours, sizeof *out, cmp_out) ||
+                sizeof(FileHead) + (n + 1) * sizeof(FileEnt) + data + ent[i].len > FILE_MAX)
+                continue;
+            const RecHead *h = pcache_record(od, oh->data_len, &ent[i]);
+            if (h) {
+                out[n++] = (OutEnt){ ent[i].off, (const uint8_t *)h, ent[i].len };
+                data += ent[i].len;
+            }
+        }
+        qsort(out, n, sizeof *out, cmp_out);
+    }
+    size_t total = sizeof(FileHead) + n * sizeof(FileEnt) + data;
+    uint8_t *buf = malloc(total);
+    bool ok = false;
+    if (buf) {
+        FileHead *h = (FileHead *)buf;
+        *h = (FileHead){ .build = build_hash, .config = config_hash, .idlen = m->idlen,
+                         .size = m->size, .nent = n, .data_len = data };
+        memcpy(h->magic, PC_MAGIC, 8);
+        memcpy(h->id, m->id, 32);
+        FileEnt *ent = (FileEnt *)(h + 1);
+        uint8_t *d = (uint8_t *)(ent + n);
+        size_t pos = 0;
+        for (size_t i = 0; i < n; i++) {
+            memcpy(d + pos, out[i].rec, out[i].len);
+            ent[i] = (FileEnt){ .off = out[i].off, .pos = (uint32_t)pos, .len = out[i].len,
+                                .sum = hash_bytes(d + pos, out[i].len, 4) };
+            pos += out[i].len;
+        }
+        h->sum = hash_bytes(ent, n * sizeof *ent, hash_bytes(h, sizeof *h, 3));
+        char name[128], tmp[160];
+        file_name(m, name, sizeof name);
+        snprintf(tmp, sizeof tmp, ".%s.%d.tmp", name, (int)getpid());
+        int fd = openat(dir_fd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        if (fd >= 0) {
+            ok = write(fd, buf, total) == (ssize_t)total;
+            close(fd);
+            ok = ok && renameat(dir_fd, tmp, dir_fd, name) == 0;
+            if (!ok)
+                unlinkat(dir_fd, tmp, 0);
+        }
+        xlat_log(LOG_CACHE, "cache: %s: %s %zu translations (%zu new)\n", m->name,
+                 ok ? "wrote" : "could not write", n, ours);
+        free(buf);
+    }
+    free(out);
+    if (old)
+        munmap((void *)old, oldlen);
+    return ok;
+}
+
+typedef struct DirFile { char name[256]; time_t mtime; off_t size; } DirFile;
+
+static int cmp_mtime(const void *a, const void *b)
+{
+    const DirFile *x = a, *y = b;
+    return x->mtime < y->mtime ? -1 : x->mtime > y->mtime;
+}
+
+/* Keep the directory under dir_max: the least recently used files go. */
+void pcache_evict(void)
+{
+    int fd = dup(dir_fd);
+    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+    if (!d) {
+        if (fd >= 0)
+            close(fd);
+        return;
+    }
+    DirFile *f = NULL;
+    size_t n = 0, max = 0;
+    uint64_t total = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        struct stat st;
+        size_t len = strlen(e->d_name);
+        if (len < 4 || len >= sizeof f->name || strcmp(e->d_name + len - 3, ".xc") != 0 ||
+            fstatat(dir_fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+            !pcache_grow((void **)&f, &max, n + 1, sizeof *f))
+            continue;
+        snprintf(f[n].name, sizeof f[n].name, "%s", e->d_name);
+        f[n].mtime = st.st_mtime;
+        f[n].size = st.st_size;
+        total += (uint64_t)st.st_size;
+        n++;
+    }
+    closedir(d);
+    if (total > dir_max) {
+        qsort(f, n, sizeof *f, cmp_mtime);
+        for (size_t i = 0; i < n && total > dir_max / 4 * 3; i++)
+            if (unlinkat(dir_fd, f[i].name, 0) == 0) {
+                total -= (uint64_t)f[i].size;
+                xlat_log(LOG_CACHE, "cache: evicted %s\n", f[i].name);
+            }
+    }
+    free(f);
+}
+

@@ -1,0 +1,161 @@
+/*
+ * The persistent translation cache's files (pcache_file.c) as its core
+ * (pcache.c) sees them: the on-disk layout, the modules (the files whose
+ * code is kept) and the cache directory. Private to the two.
+ */
+#ifndef XLAT_EXEC_PCACHE_FILE_H
+#define XLAT_EXEC_PCACHE_FILE_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include "exec/tb.h"
+
+#define PC_MAGIC "XLATPC01"
+#define MAX_MODULES 512
+#define FILE_MAX (64u << 20)            /* one cache file's bytes at most */
+#define DIR_MAX_DEFAULT (1024ull << 20) /* the directory's (XLAT_CACHE_SIZE, MiB) */
+#define TOUCH_AFTER 3600                /* seconds between mtime touches (LRU) */
+
+/* -- On disk ---------------------------------------------------------------------------- */
+
+typedef struct FileHead {
+    char magic[8];
+    uint64_t build;             /* xlat's own build id, hashed */
+    uint64_t config;            /* the options that shape translated code, hashed */
+    uint8_t id[32];             /* the module's identity */
+    uint32_t idlen, pad;
+    uint64_t size;              /* the module's size in bytes */
+    uint64_t nent;              /* table entries, sorted by offset */
+    uint64_t data_len;          /* record bytes after the table */
+    uint64_t sum;               /* hash of this header (sum 0) and the table */
+} FileHead;
+
+typedef struct FileEnt {
+    uint64_t off;               /* file offset of the block's first instruction */
+    uint32_t pos, len;          /* its record: data + pos */
+    uint64_t sum;               /* hash of the record */
+} FileEnt;
+
+/* A record: RecHead, pcmap pairs, relocations, guest bytes, hot, cold. */
+typedef struct RecHead {
+    uint64_t pc;                /* where the code was when translated */
+    uint32_t guest_size, host_size, cold_size, nrel;
+    uint16_t ninsns;
+    uint8_t exit_kind, nremap, pinned, hot_mod, cold_mod, pad;
+    TBRemap remap[TB_MAX_REMAP];
+    uint32_t jmp_field[TB_MAX_SLOTS];   /* from the entry, or IN_COLD + from the cold
+                                         * code's start (a trampoline's); 0: no slot */
+    uint32_t jmp_stub[TB_MAX_SLOTS];    /* from the cold code's start */
+} RecHead;
+
+enum { PART_HOT, PART_COLD, PART_RUNTIME };
+typedef struct RecReloc {
+    uint32_t at;                /* field offset in its part */
+    uint8_t kind;               /* enum emit_reloc_kind */
+    uint8_t part;               /* the field's part */
+    uint8_t tpart;              /* ER_REL32: the target's part */
+    uint8_t pad;
+    uint64_t val;               /* REL32: target offset; GUEST: bytes accessed; TB: slot;
+                                 * HOSTFN: address - pcache_anchor */
+} RecReloc;
+
+#define IN_COLD 0x80000000u
+
+static inline size_t up8(size_t n) { return (n + 7) & ~(size_t)7; }
+
+static inline size_t rec_size(const RecHead *h)
+{
+    return sizeof *h + up8(h->ninsns * 4u) + h->nrel * sizeof(RecReloc) +
+           up8(h->guest_size) + up8(h->host_size) + up8(h->cold_size);
+}
+
+/* -- Hashing ------------------------------------------------------------------------------ */
+
+static inline uint64_t hash_bytes(const void *p, size_t n, uint64_t seed)
+{
+    const uint8_t *b = p;
+    uint64_t h = seed ^ (n * 0x9e3779b97f4a7c15ULL);
+    for (; n >= 8; b += 8, n -= 8) {
+        uint64_t w;
+        memcpy(&w, b, 8);
+        h = (h ^ w) * 0xff51afd7ed558ccdULL;
+        h ^= h >> 32;
+    }
+    uint64_t w = 0;
+    memcpy(&w, b, n);
+    h = (h ^ w ^ n) * 0xc4ceb9fe1a85ec53ULL;
+    return h ^ (h >> 29);
+}
+
+/* The parts of a record (pcache_record accepted it). */
+typedef struct Rec {
+    const RecHead *h;
+    const uint16_t (*map)[2];
+    const RecReloc *rel;
+    const uint8_t *guest, *hot, *cold;
+} Rec;
+
+Rec pcache_rec_parts(const RecHead *h);
+
+/* -- Modules ------------------------------------------------------------------------------ */
+
+typedef struct Capture { uint64_t off; size_t pos; uint32_t len; } Capture;
+
+typedef struct Module {
+    uint8_t id[32];
+    uint32_t idlen;
+    uint64_t size;
+    dev_t dev;                  /* of the file it was last registered from */
+    ino_t ino;
+    struct timespec mtime;
+    char *name;
+    int state;                  /* 0: cache file not looked for, 1: mapped, -1: none */
+    const uint8_t *map;
+    size_t maplen;
+    const FileEnt *ent;
+    uint64_t nent;
+    const uint8_t *data;
+    uint64_t data_len;
+    uint8_t *cap;               /* captured records, back to back */
+    size_t caplen, capmax;
+    Capture *capidx;
+    size_t ncap, capidxmax;
+} Module;
+
+extern Module modules[MAX_MODULES];
+extern int nmodules;
+extern int dir_fd;                      /* the cache directory */
+extern uint64_t build_hash, config_hash, dir_max;
+
+/* xlat's own build id, hashed (0: it has none). */
+uint64_t pcache_build_hash(void);
+/* The cache directory at path (made below its first keep bytes if need
+ * be), if it is this user's alone: its descriptor, else -1. */
+int pcache_open_dir(char *path, size_t keep);
+
+/* Map m's cache file, if it holds in every way its header says: its bytes
+ * (munmap them), else NULL and why. touch: mark it recently used. */
+const uint8_t *pcache_map_file(const Module *m, size_t *len, const char **why, bool touch);
+/* Why the cache file image p (len bytes) is not m's, or NULL. */
+const char *pcache_file_check(const uint8_t *p, size_t len, const Module *m);
+/* Look m's cache file up once (m->state). */
+void pcache_module_open(Module *m);
+/* The entry for file offset off, or NULL. */
+const FileEnt *pcache_find(const FileEnt *ent, uint64_t n, uint64_t off);
+/* The record of an entry if its bounds, sizes, hash, relocations, slots
+ * and pc map hold (all a record says but its guest code), else NULL. */
+const RecHead *pcache_record(const uint8_t *data, uint64_t data_len, const FileEnt *fe);
+/* Write m's captures merged with its file as it is now; false if not written. */
+bool pcache_write_module(Module *m);
+/* Keep the directory under dir_max: the least recently used files go. */
+void pcache_evict(void);
+/* Grow *p (of *max units of unit bytes) to hold need units. */
+bool pcache_grow(void **p, size_t *max, size_t need, size_t unit);
+
+#endif
