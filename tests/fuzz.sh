@@ -77,6 +77,15 @@ for src in "$REPO"/tests/fuzz/fuzz_*.c; do
         riscv64-linux-gnu-gcc -nostdlib -static-pie -fPIE -Os -o "$corpus/seed-pie" "$OUT/seed.c" 2>/dev/null
         riscv64-linux-gnu-gcc -nostdlib -fPIE -Os -o "$corpus/seed-dyn" "$OUT/seed.c" 2>/dev/null
     fi
+    if [[ $name == fuzz_pcache && -x $BUILD/xlat ]] && command -v riscv64-linux-gnu-gcc >/dev/null; then
+        # Seeds: the cache files of a small program's cold and warm runs.
+        printf 'int main(void){long s=0;for(long i=0;i<100000;i++)s+=i%%7;return s==3;}\n' >"$OUT/seed-prog.c"
+        riscv64-linux-gnu-gcc -static -O1 -o "$OUT/seed-prog" "$OUT/seed-prog.c" 2>/dev/null &&
+            for run in cold warm; do
+                XLAT_CACHE_DIR=$OUT/pcache-seed "$BUILD/xlat" "$OUT/seed-prog" 2>/dev/null
+            done
+        cp "$OUT"/pcache-seed/*.xc "$corpus/" 2>/dev/null
+    fi
     if [[ $name == fuzz_path ]]; then
         # Seeds: the spellings tests/trust/root_escape.c tries.
         i=0

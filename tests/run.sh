@@ -10,8 +10,9 @@
 #   unit/    every tests/unit/test_*.c, built by the Makefile into
 #            BUILD/tests/unit/; passes on exit 0.
 #   guest/   every tests/guest/*.c and *.S, cross-compiled here into
-#            BUILD/guest/ and run under qemu-riscv64 and BUILD/xlat; passes
-#            when stdout and exit status are identical. Optional lines near
+#            BUILD/guest/ and run under qemu-riscv64 and BUILD/xlat (with
+#            the translation cache cold, then warm); passes when stdout and
+#            exit status are identical. Optional lines near
 #            the top of a source:  `// xlat-cflags: FLAGS` (extra compiler
 #            flags; -static-pie replaces -static) and `// xlat-args: ARGS`.
 #   script/  every tests/*.sh and tests/integration/*.sh (but this file and
@@ -100,17 +101,27 @@ $(head -n 20 "$elf.cc.log" | sed 's/^/      /')"
     rm -rf "$cwd"; mkdir -p "$cwd"
     local -a xflags
     read -r -a xflags <<<"${XLAT_FLAGS:-}"      # extra xlat options (tests/tune_matrix.sh)
-    xrc=$(cd "$cwd" && run_capture "$WORK/xlat" "$BUILD/xlat" "${xflags[@]}" "$elf" "${argv[@]}" </dev/null)
     if qemu_failed "$qrc" "$WORK/qemu"; then
         DETAIL="    qemu-riscv64 itself failed: $(describe_status "$qrc")
 $(head -n 10 "$WORK/qemu.err" | sed 's/^/      /')"
         return 1
     fi
-    if [[ $qrc -eq $xrc ]] && cmp -s "$WORK/qemu" "$WORK/xlat"; then
-        return 0
-    fi
-    DETAIL=$(report_mismatch "$WORK/qemu" "$qrc" "$WORK/xlat" "$xrc")
-    return 1
+    # With the default options, twice: with the persistent translation
+    # cache cold (a directory of the test's own), then warm (what the
+    # first run left: every block from the cache).
+    local run runs=(cold) cache=$WORK/pcache
+    [[ -z ${XLAT_FLAGS:-} ]] && runs+=(warm)
+    rm -rf "$cache"
+    for run in "${runs[@]}"; do
+        rm -rf "$cwd"; mkdir -p "$cwd"
+        xrc=$(cd "$cwd" && XLAT_CACHE_DIR=$cache run_capture "$WORK/xlat" "$BUILD/xlat" "${xflags[@]}" "$elf" "${argv[@]}" </dev/null)
+        if [[ $qrc -ne $xrc ]] || ! cmp -s "$WORK/qemu" "$WORK/xlat"; then
+            DETAIL="    (xlat with the translation cache $run)
+$(report_mismatch "$WORK/qemu" "$qrc" "$WORK/xlat" "$xrc")"
+            return 1
+        fi
+    done
+    return 0
 }
 
 job_script() {               # $1 = tests/X.sh or tests/integration/X.sh

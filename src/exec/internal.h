@@ -156,7 +156,8 @@ extern struct ExecStats {
     uint64_t warmed;                    /* of translated: by exec_before_fork */
     uint64_t warm_chained;              /* of chained: by exec_before_fork */
     uint64_t code_copies;               /* code buffers copied: written while shared after fork */
-    uint64_t pcache_hits;               /* of translated: installed from the persistent cache */
+    uint64_t pcache_hits;               /* blocks installed from the persistent cache */
+    uint64_t pcache_moved;              /* of those: at another guest address than made */
 } stats;
 /* Dispatcher counters: per thread (no shared cache line on the dispatch
  * path), added to the sum when the thread's vCPU ends or they are printed. */

@@ -366,6 +366,7 @@ bool pcache_fill(TB *tb, size_t *hot_off, size_t *cold_off)
     *hot_off = hot;
     *cold_off = cold;
     stats.pcache_hits++;
+    stats.pcache_moved += delta != 0;
     return true;
 }
 

@@ -62,7 +62,8 @@ void exec_print_stats(void)
     FILE *f = log_file;
     fprintf(f, "xlat stats: blocks translated     %llu\n", (unsigned long long)stats.translated);
     fprintf(f, "xlat stats: blocks warmed (fork)  %llu\n", (unsigned long long)stats.warmed);
-    fprintf(f, "xlat stats: blocks from the cache %llu\n", (unsigned long long)stats.pcache_hits);
+    fprintf(f, "xlat stats: blocks from the cache %llu (%llu moved)\n",
+            (unsigned long long)stats.pcache_hits, (unsigned long long)stats.pcache_moved);
     fprintf(f, "xlat stats: chains warmed (fork)  %llu\n", (unsigned long long)stats.warm_chained);
     fprintf(f, "xlat stats: first runs interpreted %llu\n", (unsigned long long)d.first_runs);
     fprintf(f, "xlat stats: blocks invalidated    %llu\n", (unsigned long long)stats.invalidated);

@@ -1,0 +1,196 @@
+#!/usr/bin/env bash
+# The persistent translation cache (src/exec/pcache.c), differentially: a
+# program dlopen's a library of ours (tests/pcache/lib.c: globals, a
+# function-pointer table, a jump table) at an address that changes with its
+# argument, and every run must print what a run without the cache prints,
+# whatever state the cache is in:
+#   cold, warm at the same address, warm at other addresses (translations
+#   moved), warm with every cache file corrupted (bit flips in the records,
+#   in the header, a truncated file, another xlat build's header), owned by
+#   another user (refused), a cache directory of another user's (the cache
+#   is off), eight processes sharing one cold directory at once, and a
+#   library replaced on disk at the same path: rebuilt (a new build id),
+#   patched in place keeping its build id and size, and without a build id.
+# -d stats shows that warm runs install translations (and move them), and
+# -d cache why a file or a record is not used.
+# Usage: tests/pcache.sh BUILD. Exit 0 = pass.
+set -u
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BUILD=$(cd "${1:-build}" && pwd)
+XLAT=$BUILD/xlat
+CC=${GUEST_CC:-riscv64-linux-gnu-gcc}
+SYSROOT=/usr/riscv64-linux-gnu
+command -v "$CC" >/dev/null || { echo "$CC is not installed"; exit 77; }
+TMP=$(mktemp -d)
+trap 'chmod -R u+rwx "$TMP" 2>/dev/null; rm -rf "$TMP"' EXIT
+export XLAT_CACHE_DIR=$TMP/cache
+unset XLAT_CACHE
+
+lib() {   # lib OUT VALUE [cc flags...]
+    local out=$1 value=$2
+    shift 2
+    "$CC" -O2 -shared -fPIC -DVALUE="$value" "$@" -o "$out" "$REPO/tests/pcache/lib.c" || exit 1
+}
+lib "$TMP/libt.so" 1
+"$CC" -O2 -o "$TMP/main" "$REPO/tests/pcache/main.c" -ldl || exit 1
+
+fail=0
+bad() { echo "pcache: $*"; fail=1; }
+run() {   # run PAD [xlat options...]: the program's output, stderr in $TMP/err
+    local pad=$1
+    shift
+    "$XLAT" -L "$SYSROOT" "$@" "$TMP/main" "$TMP/libt.so" "$pad" 2>"$TMP/err"
+}
+counter() { sed -n "s/^xlat stats: $1 *\([0-9]*\).*/\1/p" "$TMP/err" | tail -n 1; }
+moved() { sed -n 's/^xlat stats: blocks from the cache *[0-9]* (\([0-9]*\) moved).*/\1/p' "$TMP/err" | tail -n 1; }
+check() { # check LABEL EXPECTED PAD [xlat options...]
+    local label=$1 want=$2
+    shift 2
+    local got
+    got=$(run "$@")
+    [[ $got == "$want" ]] || { bad "$label: printed '$got', want '$want'"; head -5 "$TMP/err"; }
+}
+
+want=$(XLAT_CACHE=0 run 0)
+[[ $want == "value 1 work "* ]] || { echo "pcache: the program failed without the cache: $want"; exit 1; }
+
+# Cold, then warm at the same address and at two others.
+rm -rf "$XLAT_CACHE_DIR"
+check cold "$want" 0 -d stats
+[[ $(counter 'blocks from the cache') == 0 ]] || bad "cold: blocks came from the cache"
+check warm "$want" 0 -d stats
+[[ $(counter 'blocks from the cache') -gt 100 ]] || bad "warm: only '$(counter 'blocks from the cache')' blocks from the cache"
+# The library preloaded moves libc too (it is mapped before it).
+for pad in 3 9; do
+    check "warm, library $pad pages lower, libc below it" "$want" "$pad" -d stats \
+        -E LD_PRELOAD="$TMP/libt.so"
+    [[ $(moved) -gt 50 ]] || bad "warm at pad $pad: '$(moved)' blocks moved, want > 50"
+done
+perm=$(stat -c %a "$XLAT_CACHE_DIR")
+[[ $perm == 700 ]] || bad "the directory is $perm, want 700"
+for f in "$XLAT_CACHE_DIR"/*.xc; do
+    [[ $(stat -c %a "$f") == 600 ]] || bad "$f is $(stat -c %a "$f"), want 600"
+done
+ls "$XLAT_CACHE_DIR"/.*.tmp >/dev/null 2>&1 && bad "temporary files left behind"
+
+# Without -d stats from here (its files are apart): warm the plain ones.
+check "cold (plain)" "$want" 0
+check "warm (plain)" "$want" 0
+
+# Corruption: each file damaged alike, then the runs must still be right.
+damage() {   # damage MODE: every cache file
+    python3 - "$1" "$XLAT_CACHE_DIR"/*.xc <<'PY'
+import random, sys
+mode, files = sys.argv[1], sys.argv[2:]
+rng = random.Random(42)
+for f in files:
+    b = bytearray(open(f, "rb").read())
+    if mode == "flip":            # 64 bits in the records (after header and table)
+        nent = int.from_bytes(b[72:80], "little")
+        lo = 96 + 24 * nent
+        for _ in range(64):
+            i = rng.randrange(lo, len(b))
+            b[i] ^= 1 << rng.randrange(8)
+    elif mode == "header":        # one bit of the table's hash
+        b[88] ^= 4
+    elif mode == "truncate":
+        b = b[: len(b) // 2]
+    elif mode == "build":         # another xlat's build id
+        b[8] ^= 0xff
+    elif mode == "table":         # an entry's record position, past the end
+        b[96 + 8 : 96 + 12] = (0x7ffffff0).to_bytes(4, "little")
+    open(f, "wb").write(b)
+PY
+}
+for mode in flip header truncate build table; do
+    check "warm (plain)" "$want" 0
+    damage $mode
+    check "cache files damaged ($mode)" "$want" 0 -d cache
+    case $mode in
+    flip|table) grep -q 'not used: a corrupted' "$TMP/err" || [[ $mode == table ]] ||
+                    bad "$mode: -d cache names no corrupted record" ;;
+    header) grep -q ': corrupted' "$TMP/err" || bad "header: -d cache does not say corrupted" ;;
+    truncate) grep -q ': truncated' "$TMP/err" || bad "truncate: -d cache does not say truncated" ;;
+    build) grep -q 'another xlat build' "$TMP/err" || bad "build: -d cache does not say another build" ;;
+    esac
+    check "after $mode, rewritten" "$want" 0 -d cache
+    grep -Eq 'libt.so: [0-9]+ translations' "$TMP/err" || bad "after $mode: the file was not replaced"
+done
+
+# Another user's file is refused; another user's directory turns the cache off.
+if [[ $(id -u) == 0 ]] && id nobody >/dev/null 2>&1; then
+    chown nobody "$XLAT_CACHE_DIR"/*.xc
+    check "files of another owner" "$want" 0 -d cache
+    grep -q "not this user's own file" "$TMP/err" || bad "another owner's file: not refused"
+    chown root "$XLAT_CACHE_DIR"/*.xc
+    other=$TMP/other
+    mkdir -p "$other" && chown nobody "$other" && chmod 700 "$other"
+    XLAT_CACHE_DIR=$other check "a directory of another owner" "$want" 0 -d cache,stats
+    grep -q "not this user's own directory" "$TMP/err" || bad "another owner's directory: used"
+    [[ $(counter 'blocks from the cache') == 0 ]] || bad "another owner's directory: blocks came from it"
+    [[ -z $(ls -A "$other") ]] || bad "another owner's directory: written to"
+else
+    echo "pcache: (the other-owner checks need root and a nobody user: not run)"
+fi
+
+# Eight processes on one cold directory at once, then warm: no torn file.
+rm -rf "$XLAT_CACHE_DIR"
+for i in 1 2 3 4 5 6 7 8; do (run $((i * 7)) >"$TMP/par$i") & done
+wait
+for i in 1 2 3 4 5 6 7 8; do
+    [[ $(cat "$TMP/par$i") == "$want" ]] || bad "parallel run $i printed '$(cat "$TMP/par$i")'"
+done
+check "warm after the parallel runs" "$want" 0 -d cache
+grep -Eq 'corrupted|truncated' "$TMP/err" && bad "parallel writers left a damaged file"
+ls "$XLAT_CACHE_DIR"/.*.tmp >/dev/null 2>&1 && bad "parallel writers left temporary files"
+
+# The library replaced at the same path between runs runs its new code.
+replaced() {   # LABEL: the library at $TMP/libt.so is new; its value is 2
+    local label=$1 got
+    got=$(run 0 -d stats)
+    [[ $got == "value 2 "* ]] || bad "$label: printed '$got', want value 2"
+    local two
+    two=$(XLAT_CACHE=0 run 0)
+    [[ $got == "$two" ]] || bad "$label: printed '$got', without the cache '$two'"
+}
+check "warm before replacing" "$want" 0
+lib "$TMP/libt.so" 2
+replaced "rebuilt library"
+# Patched in place: VALUE 3's code under VALUE 2's build id, same size
+# (the cache finds VALUE 2's file and must see that the code differs).
+run 0 >/dev/null                        # warm with VALUE 2's code
+lib "$TMP/lib3.so" 3
+python3 - "$TMP/libt.so" "$TMP/lib3.so" <<'PY' || bad "the VALUE 2 and 3 libraries differ in size or have no build id"
+import sys
+a, b = open(sys.argv[1], "rb").read(), open(sys.argv[2], "rb").read()
+note = (4).to_bytes(4, "little") + (20).to_bytes(4, "little") + (3).to_bytes(4, "little") + b"GNU\0"
+i, k = a.find(note), b.find(note)
+if len(a) != len(b) or i < 0 or i != k:
+    sys.exit(1)
+out = bytearray(b)
+out[i + 16:i + 36] = a[i + 16:i + 36]
+open(sys.argv[1], "wb").write(out)
+PY
+got=$(run 0)
+three=$(XLAT_CACHE=0 run 0)
+[[ $got == "value 3 "* && $got == "$three" ]] ||
+    bad "patched in place (same build id and size): printed '$got', want '$three'"
+# No build id: the file's bytes are its identity.
+lib "$TMP/libt.so" 2 -Wl,--build-id=none
+check "no build id, cold" "$(XLAT_CACHE=0 run 0)" 0
+check "no build id, warm" "$(XLAT_CACHE=0 run 0)" 0 -d stats
+[[ $(counter 'blocks from the cache') -gt 100 ]] || bad "no build id: nothing from the cache"
+lib "$TMP/libt.so" 4 -Wl,--build-id=none
+got=$(run 0)
+four=$(XLAT_CACHE=0 run 0)
+[[ $got == "value 4 "* && $got == "$four" ]] || bad "no build id, replaced: printed '$got', want '$four'"
+
+# Off switches.
+for off in "XLAT_CACHE=0" "--tune no-cache"; do
+    rm -rf "$XLAT_CACHE_DIR"
+    if [[ $off == XLAT_CACHE=0 ]]; then XLAT_CACHE=0 run 0 >/dev/null; else run 0 --tune no-cache >/dev/null; fi
+    [[ -z $(ls -A "$XLAT_CACHE_DIR" 2>/dev/null) ]] || bad "$off: the cache was written"
+done
+
+[[ $fail == 0 ]] && echo "pcache: ok"
+exit $fail
