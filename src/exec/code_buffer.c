@@ -102,6 +102,11 @@ static int *owners_alloc(void)
     return p;
 }
 
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23          /* Linux 5.14; older kernels say EINVAL: no harm */
+#endif
+#define CODE_PREFAULT (64u << 10)
+
 void code_buffer_init(void)
 {
     code_buffer_map(code_buffer_create());
@@ -110,6 +115,11 @@ void code_buffer_init(void)
     Emit e = { .start = code_rw, .p = code_rw, .end = code_rw + CODE_SIZE };
     be_gen_runtime(&e, &jit_rt, guest_mem.base);
     code_base = code_used = (size_t)(e.p - code_rw + 63) & ~(size_t)63;
+    /* The first pages every process writes code to, in one call rather
+     * than a fault each (a short process writes about 20 KiB of hot and
+     * 30 KiB of cold code; a fault costs microseconds in a VM). */
+    madvise(code_rw, CODE_PREFAULT, MADV_POPULATE_WRITE);
+    madvise(code_rw + HOT_END, CODE_PREFAULT, MADV_POPULATE_WRITE);
 }
 
 /* Copy [from, to) of the code buffer into fd at the same offset. */

@@ -151,7 +151,7 @@ static int find_tb(CPUState *cpu, uint64_t pc, TB **out, unsigned df)
     if (!tb && pcache_on) {
         /* A block an earlier process translated: no first runs for it. */
         pthread_mutex_unlock(&tb_lock);
-        if (tb_from_pcache(cpu, &key, &tb)) {
+        if (tb_from_pcache(&key, &tb)) {
             jc_publish(cpu, tb, df, false);
             *out = tb;
             return TR_OK;

@@ -76,7 +76,7 @@ enum { TR_OK, TR_FULL, TR_NOEXEC, TR_INTERP };
 int tb_translate(CPUState *cpu, const TBKey *key, TB **out);
 /* The block at key from the persistent cache (pcache.c), if it has one
  * that fits: true with *out (as tb_translate's TR_OK). */
-bool tb_from_pcache(CPUState *cpu, const TBKey *key, TB **out);
+bool tb_from_pcache(const TBKey *key, TB **out);
 void tb_invalidate(TB *tb);             /* tb_lock held */
 /* Empty the table and page lists for a flush (tb_lock held). */
 void tb_cache_reset(void);

@@ -145,20 +145,26 @@ static int part_of(const uint8_t *p, const uint8_t *hot, size_t hot_size, const 
 static int convert_relocs(const TB *tb, const uint8_t *cold, RecReloc *out)
 {
     const uint8_t *hot = tb_entry_rw(tb);
+    /* A field patched again later (a slot pointed at its stub): the last
+     * patch counts. seen: one byte per byte of hot, then cold, code. */
+    uint8_t *seen = calloc(tb->host_size + tb->cold_size, 1);
     int n = 0;
+    if (!seen)
+        return -1;
     for (int i = (int)cap_log.n - 1; i >= 0; i--) {
         const EmitReloc *r = &cap_log.r[i];
-        bool later = false;             /* a field patched again later: the last one counts */
-        for (unsigned j = (unsigned)i + 1; j < cap_log.n && !later; j++)
-            later = cap_log.r[j].at == r->at;
-        if (later)
-            continue;
         RecReloc rr = { .kind = r->kind };
         int part = part_of(r->at, hot, tb->host_size, cold, tb->cold_size, &rr.at);
         unsigned width = r->kind == ER_REL32 || r->kind == ER_GUEST_S32 || r->kind == ER_GUEST_U32 ? 4 : 8;
         if (part < 0 || part == PART_RUNTIME ||
-            rr.at + width > (part == PART_HOT ? tb->host_size : tb->cold_size))
-            return -1;
+            rr.at + width > (part == PART_HOT ? tb->host_size : tb->cold_size)) {
+            n = -1;
+            break;
+        }
+        uint8_t *mark = &seen[rr.at + (part == PART_COLD ? tb->host_size : 0)];
+        if (*mark)
+            continue;
+        *mark = 1;
         rr.part = (uint8_t)part;
         uint64_t field = 0;
         memcpy(&field, r->at, width);
@@ -166,8 +172,10 @@ static int convert_relocs(const TB *tb, const uint8_t *cold, RecReloc *out)
         case ER_REL32: {
             uint32_t t;
             int tp = part_of(r->target, hot, tb->host_size, cold, tb->cold_size, &t);
-            if (tp < 0)
-                return -1;
+            if (tp < 0) {
+                n = -1;
+                break;
+            }
             if (tp == part)
                 continue;               /* moves with the field */
             rr.tpart = (uint8_t)tp;
@@ -176,7 +184,7 @@ static int convert_relocs(const TB *tb, const uint8_t *cold, RecReloc *out)
         }
         case ER_TB:
             if (field != (uint64_t)(uintptr_t)tb + r->aux)
-                return -1;
+                n = -1;
             rr.val = r->aux;
             break;
         case ER_HOSTFN:
@@ -186,8 +194,11 @@ static int convert_relocs(const TB *tb, const uint8_t *cold, RecReloc *out)
             rr.val = r->aux;
             break;
         }
+        if (n < 0)
+            break;
         out[n++] = rr;
     }
+    free(seen);
     return n;
 }
 
@@ -317,19 +328,25 @@ static const char *unfit(const Rec *r, uint64_t pc, const PcacheOrigin *o, uint6
     return NULL;
 }
 
-bool pcache_fill(TB *tb, size_t *hot_off, size_t *cold_off)
+bool pcache_lookup(uint64_t pc, PcacheHit *hit)
 {
-    PcacheOrigin o;
-    if (!pcache_on || !guest_mem.ops->code_origin(tb->pc, &o))
+    PcacheOrigin *o = &hit->origin;
+    if (!guest_mem.ops->code_origin(pc, o))
         return false;
-    Module *m = &modules[o.module];
+    Module *m = &modules[o->module];
     if (m->state == 0)
         pcache_module_open(m);
+    hit->module = m;
+    hit->ent = m->state == 1 ? pcache_find(m->ent, m->nent, pc - o->delta) : NULL;
+    return hit->ent != NULL;
+}
+
+bool pcache_fill(TB *tb, const PcacheHit *hit, size_t *hot_off, size_t *cold_off)
+{
+    Module *m = hit->module;
+    const PcacheOrigin o = hit->origin;
     uint64_t off = tb->pc - o.delta;
-    const FileEnt *fe = m->state == 1 ? pcache_find(m->ent, m->nent, off) : NULL;
-    if (!fe)
-        return false;
-    const RecHead *h = pcache_record(m->data, m->data_len, fe);
+    const RecHead *h = pcache_record(m->data, m->data_len, hit->ent);
     Rec r = h ? pcache_rec_parts(h) : (Rec){ 0 };
     const char *why = h ? unfit(&r, tb->pc, &o, tb->phys) : "a corrupted or malformed record";
     if (why) {
@@ -370,6 +387,22 @@ bool pcache_fill(TB *tb, size_t *hot_off, size_t *cold_off)
     return true;
 }
 
+/*
+ * Writing merges the whole file anew: for a few translations more than a
+ * large file has (a warm process meets a handful of blocks its file
+ * lacks), that costs more than the next processes would save, so they
+ * wait until there are enough, one in WRITE_FRACTION of the file's (or
+ * WRITE_ENOUGH); translations never kept are only translated again.
+ */
+#define WRITE_FRACTION 32
+#define WRITE_ENOUGH 256
+
+static bool worth_writing(const Module *m)
+{
+    return m->ncap && (m->state != 1 || m->ncap >= WRITE_ENOUGH ||
+                       m->ncap * WRITE_FRACTION >= m->nent);
+}
+
 void pcache_flush(void)
 {
     if (!pcache_on || pthread_mutex_trylock(&tb_lock) != 0)
@@ -377,7 +410,7 @@ void pcache_flush(void)
     bool wrote = false;
     for (int i = 0; i < nmodules; i++) {
         Module *m = &modules[i];
-        if (m->ncap && pcache_write_module(m))
+        if (worth_writing(m) && pcache_write_module(m))
             wrote = true;
         m->ncap = m->caplen = 0;
     }

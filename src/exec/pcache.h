@@ -50,13 +50,24 @@ void pcache_capture_end(const TB *tb, const uint8_t *cold, const uint16_t map[][
 
 /* -- Install (tb_cache.c, code lock and tb_lock held) -- */
 
+/* A kept translation of the code at a pc (pcache_lookup found it). */
+typedef struct PcacheHit {
+    struct Module *module;
+    const struct FileEnt *ent;
+    PcacheOrigin origin;
+} PcacheHit;
+
+/* Is there a kept translation of the code at pc? (The code lock held:
+ * the cheap question every miss asks.) */
+bool pcache_lookup(uint64_t pc, PcacheHit *hit);
+
 /*
- * Fill tb (pc, phys, flags set) from a kept translation of its code, hot
- * code at code_rw + *hot_off and cold code at code_rw + *cold_off (both
- * moved up to the alignment it was made at: it may pad them), and its
- * pcmap. False if there is none that fits, nothing written.
+ * Fill tb (pc, phys, flags set) from hit if it fits the code there now,
+ * hot code at code_rw + *hot_off and cold code at code_rw + *cold_off
+ * (both moved up to the alignment it was made at: it may pad them), and
+ * its pcmap. False if it does not fit, nothing written.
  */
-bool pcache_fill(TB *tb, size_t *hot_off, size_t *cold_off);
+bool pcache_fill(TB *tb, const PcacheHit *hit, size_t *hot_off, size_t *cold_off);
 
 /* Write what this process translated (process exit, before an execve). */
 void pcache_flush(void);

@@ -375,17 +375,24 @@ done:
     return r;
 }
 
-bool tb_from_pcache(CPUState *cpu, const TBKey *key, TB **out)
+bool tb_from_pcache(const TBKey *key, TB **out)
 {
+    PcacheHit hit;
     if (!pcache_on)
         return false;
     guest_mem.ops->code_lock();
+    if (!pcache_lookup(key->pc, &hit)) {
+        guest_mem.ops->code_unlock();
+        return false;
+    }
     pthread_mutex_lock(&tb_lock);
     TB *tb = tb_lookup(key);
-    if (!tb && tb_room(cpu, key) == TR_OK) {
+    /* The hit's origin is an executable mapping holding the whole block:
+     * no need to ask code_ok (tb_room) again. */
+    if (!tb && !(key->pc & 1) && !buffer_full()) {
         tb = tb_new(key);
         size_t hot = code_used, cold = cold_used;
-        if (pcache_fill(tb, &hot, &cold)) {
+        if (pcache_fill(tb, &hit, &hot, &cold)) {
             code_used = hot + tb->host_size;
             cold_used = (cold + tb->cold_size + 15) & ~(size_t)15;
             tb_publish(tb, key);
