@@ -147,10 +147,9 @@ static int convert_relocs(const TB *tb, const uint8_t *cold, RecReloc *out)
     const uint8_t *hot = tb_entry_rw(tb);
     /* A field patched again later (a slot pointed at its stub): the last
      * patch counts. seen: one byte per byte of hot, then cold, code. */
-    uint8_t *seen = calloc(tb->host_size + tb->cold_size, 1);
+    static uint8_t seen[2 * TRANSLATE_MAX_HOST];
     int n = 0;
-    if (!seen)
-        return -1;
+    memset(seen, 0, tb->host_size + tb->cold_size);
     for (int i = (int)cap_log.n - 1; i >= 0; i--) {
         const EmitReloc *r = &cap_log.r[i];
         RecReloc rr = { .kind = r->kind };
@@ -198,7 +197,6 @@ static int convert_relocs(const TB *tb, const uint8_t *cold, RecReloc *out)
             break;
         out[n++] = rr;
     }
-    free(seen);
     return n;
 }
 
@@ -208,12 +206,12 @@ void pcache_capture_end(const TB *tb, const uint8_t *cold, const uint16_t map[][
     Module *m = &modules[cap_origin.module];
     if (cap_log.lost || tb->pc + tb->guest_size > cap_origin.hi || tb->next_page != TB_NO_PAGE)
         return;
-    RecReloc *rel = malloc((cap_log.n + 1) * sizeof *rel);
-    int nrel = rel ? convert_relocs(tb, cold, rel) : -1;
-    if (nrel < 0) {
-        free(rel);
+    static RecReloc *rel;                /* scratch, grown as needed (tb_lock) */
+    static size_t relmax;
+    int nrel = pcache_grow((void **)&rel, &relmax, cap_log.n + 1, sizeof *rel)
+               ? convert_relocs(tb, cold, rel) : -1;
+    if (nrel < 0)
         return;
-    }
     RecHead h = {
         .pc = tb->pc, .guest_size = tb->guest_size, .host_size = tb->host_size,
         .cold_size = tb->cold_size, .nrel = (uint32_t)nrel, .ninsns = tb->ninsns,
@@ -230,10 +228,8 @@ void pcache_capture_end(const TB *tb, const uint8_t *cold, const uint16_t map[][
     }
     size_t len = rec_size(&h);
     if (!pcache_grow((void **)&m->cap, &m->capmax, m->caplen + len, 1) ||
-        !pcache_grow((void **)&m->capidx, &m->capidxmax, m->ncap + 1, sizeof *m->capidx)) {
-        free(rel);
+        !pcache_grow((void **)&m->capidx, &m->capidxmax, m->ncap + 1, sizeof *m->capidx))
         return;
-    }
     uint8_t *p = m->cap + m->caplen;
     memset(p, 0, len);
     memcpy(p, &h, sizeof h);
@@ -250,7 +246,6 @@ void pcache_capture_end(const TB *tb, const uint8_t *cold, const uint16_t map[][
     m->capidx[m->ncap++] = (Capture){ .off = tb->pc - cap_origin.delta, .pos = m->caplen,
                                       .len = (uint32_t)len };
     m->caplen += len;
-    free(rel);
 }
 
 /* -- Install ------------------------------------------------------------------------------- */
