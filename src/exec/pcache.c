@@ -329,10 +329,8 @@ bool pcache_lookup(uint64_t pc, PcacheHit *hit)
     if (!guest_mem.ops->code_origin(pc, o))
         return false;
     Module *m = &modules[o->module];
-    if (m->state == 0)
-        pcache_module_open(m);
     hit->module = m;
-    hit->ent = m->state == 1 ? pcache_find(m->ent, m->nent, pc - o->delta) : NULL;
+    hit->ent = pcache_module_state(m) == 1 ? pcache_find(m->ent, m->nent, pc - o->delta) : NULL;
     return hit->ent != NULL;
 }
 

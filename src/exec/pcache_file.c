@@ -25,6 +25,10 @@
 #include "exec/settings.h"
 #include "riscv/translate.h"
 
+#define MODULE_MAX (1ull << 30)         /* a mapped file's bytes at most */
+
+static void module_open(Module *m);
+
 Module modules[MAX_MODULES];
 int nmodules;
 static pthread_mutex_t module_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -108,7 +112,11 @@ static int module_add(const uint8_t id[32], uint32_t idlen, uint64_t size, const
 int pcache_module_fd(int fd, const char *name)
 {
     struct stat st;
-    if (!pcache_on || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0)
+    char magic[SELFMAG];
+    /* ELF files only: not a JIT's memfd or a data file mapped executable. */
+    if (!pcache_on || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
+        (uint64_t)st.st_size > MODULE_MAX || pread(fd, magic, SELFMAG, 0) != SELFMAG ||
+        memcmp(magic, ELFMAG, SELFMAG) != 0)
         return -1;
     pthread_mutex_lock(&module_lock);
     int r = -1;
@@ -217,13 +225,27 @@ out:
     return p;
 }
 
-void pcache_module_open(Module *m)
+int pcache_module_state(Module *m)
+{
+    int state = __atomic_load_n(&m->state, __ATOMIC_ACQUIRE);
+    if (state == 0) {                   /* threads may ask at once (the code lock is shared) */
+        pthread_mutex_lock(&module_lock);
+        if (m->state == 0)
+            module_open(m);
+        state = m->state;
+        pthread_mutex_unlock(&module_lock);
+    }
+    return state;
+}
+
+/* With module_lock held. */
+static void module_open(Module *m)
 {
     const char *why = NULL;
     size_t len = 0;
     const uint8_t *p = pcache_map_file(m, &len, &why, true);
     if (!p) {
-        m->state = -1;
+        __atomic_store_n(&m->state, -1, __ATOMIC_RELEASE);
         xlat_log(LOG_CACHE, "cache: %s: %s\n", m->name, why);
         return;
     }
@@ -234,7 +256,7 @@ void pcache_module_open(Module *m)
     m->nent = h->nent;
     m->data = (const uint8_t *)(m->ent + h->nent);
     m->data_len = h->data_len;
-    m->state = 1;
+    __atomic_store_n(&m->state, 1, __ATOMIC_RELEASE);
     xlat_log(LOG_CACHE, "cache: %s: %llu translations\n", m->name, (unsigned long long)m->nent);
 }
 

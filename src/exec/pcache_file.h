@@ -175,8 +175,8 @@ int pcache_open_dir(char *path, size_t keep);
 const uint8_t *pcache_map_file(const Module *m, size_t *len, const char **why, bool touch);
 /* Why the cache file image p (len bytes) is not m's, or NULL. */
 const char *pcache_file_check(const uint8_t *p, size_t len, const Module *m);
-/* Look m's cache file up once (m->state). */
-void pcache_module_open(Module *m);
+/* m's cache file looked up once, by the first thread to ask: m->state. */
+int pcache_module_state(Module *m);
 /* The entry for file offset off, or NULL. */
 const FileEnt *pcache_find(const FileEnt *ent, uint64_t n, uint64_t off);
 /* The record of an entry if its bounds, sizes, hash, relocations, slots
