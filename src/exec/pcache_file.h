@@ -93,33 +93,28 @@ static inline uint64_t hash_lane(uint64_t h, uint64_t w)
     return h ^ (h >> 32);
 }
 
+/* 32 bytes into the four lanes. */
+static inline HASH_SCALAR void hash_32(uint64_t h[4], const uint8_t *b)
+{
+    for (int i = 0; i < 4; i++) {
+        uint64_t w;
+        memcpy(&w, b + 8 * i, 8);
+        h[i] = hash_lane(h[i], w);
+    }
+}
+
 static inline HASH_SCALAR uint64_t hash_bytes(const void *p, size_t n, uint64_t seed)
 {
     const uint8_t *b = p;
-    uint64_t len = n, w0, w1, w2, w3;
-    uint64_t h0 = seed ^ (n * 0x9e3779b97f4a7c15ULL), h1 = seed + 0x632be59bd9b4e019ULL;
-    uint64_t h2 = seed ^ 0x85ebca77c2b2ae63ULL, h3 = seed - 0x27d4eb2f165667c5ULL;
-    for (; n >= 32; b += 32, n -= 32) {
-        memcpy(&w0, b, 8);
-        memcpy(&w1, b + 8, 8);
-        memcpy(&w2, b + 16, 8);
-        memcpy(&w3, b + 24, 8);
-        h0 = hash_lane(h0, w0);
-        h1 = hash_lane(h1, w1);
-        h2 = hash_lane(h2, w2);
-        h3 = hash_lane(h3, w3);
-    }
+    uint64_t len = n;
+    uint64_t h[4] = { seed ^ (n * 0x9e3779b97f4a7c15ULL), seed + 0x632be59bd9b4e019ULL,
+                      seed ^ 0x85ebca77c2b2ae63ULL, seed - 0x27d4eb2f165667c5ULL };
+    for (; n >= 32; b += 32, n -= 32)
+        hash_32(h, b);
     uint8_t tail[32] = { 0 };           /* the rest, zero-padded */
     memcpy(tail, b, n);
-    memcpy(&w0, tail, 8);
-    memcpy(&w1, tail + 8, 8);
-    memcpy(&w2, tail + 16, 8);
-    memcpy(&w3, tail + 24, 8);
-    h0 = hash_lane(h0, w0);
-    h1 = hash_lane(h1, w1);
-    h2 = hash_lane(h2, w2);
-    h3 = hash_lane(h3, w3);
-    uint64_t r = hash_lane(h0 ^ (h1 << 17 | h1 >> 47), h2 ^ (h3 << 31 | h3 >> 33));
+    hash_32(h, tail);
+    uint64_t r = hash_lane(h[0] ^ (h[1] << 17 | h[1] >> 47), h[2] ^ (h[3] << 31 | h[3] >> 33));
     r = (r ^ len) * 0xc4ceb9fe1a85ec53ULL;
     return r ^ (r >> 29);
 }
