@@ -143,10 +143,20 @@ demo: deps
 	@$(MAKE) --no-print-directory all
 	@scripts/demo.sh $(BUILD)
 
-# make bench BENCH_ARGS="--quick" (see bench/README.md)
+# make bench BENCH_ARGS="--quick" BENCH_BUILD_ARGS="--runs 1" (see bench/README.md):
+# the program suite (bench/run), then the xz-utils build (bench/build, which
+# runs the static build through binfmt_misc as root). make bench-build: only
+# the latter.
 bench: deps
 	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory SAN=0 static
 	@bench/run $(BUILD) $(BENCH_ARGS)
+	@bench/build $(BUILD) $(BENCH_BUILD_ARGS)
+
+bench-build: deps
+	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory SAN=0 static
+	@bench/build $(BUILD) $(BENCH_BUILD_ARGS)
 
 # make bench-system BENCH_ARGS="--runs 3" (see bench/README.md)
 bench-system: deps
@@ -179,6 +189,6 @@ uninstall:
 clean:
 	rm -rf build build-san build-static
 
-.PHONY: all static unit deps check check-san check-containers check-system-full fuzz demo bench bench-system install uninstall clean
+.PHONY: all static unit deps check check-san check-containers check-system-full fuzz demo bench bench-build bench-system install uninstall clean
 
 -include $(OBJS:.o=.d) $(UNIT_BINS:=.d)

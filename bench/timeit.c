@@ -2,7 +2,7 @@
  * timeit: run one command REPEAT times and report its wall time, peak RSS
  * and exit status, for bench/run.
  *
- *   timeit TIMEOUT_S REPEAT STDIN STDOUT STDERR -- PROG ARGS...
+ *   timeit [--fresh-dir VAR BASE] TIMEOUT_S REPEAT STDIN STDOUT STDERR -- PROG ARGS...
  *
  * Prints one line on its own stdout:
  *   ok SECONDS MAXRSS_KB | exit CODE SECONDS MAXRSS_KB |
@@ -17,15 +17,22 @@
  * Each child runs in its own process group; on timeout the whole group is
  * killed (a workload may fork). STDOUT is appended to across repetitions,
  * STDERR keeps the last repetition's messages.
+ *
+ * --fresh-dir VAR BASE: every repetition gets a new empty directory
+ * BASE/N in the environment variable VAR, removed after it (both outside
+ * the timed part), e.g. XLAT_CACHE_DIR for xlat with a cold translation
+ * cache on every start (bench/run's xlat-cold runner).
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -80,10 +87,38 @@ static pid_t spawn(char **argv, int in, int out, int err)
     return pid;
 }
 
+static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st, (void)flag, (void)ftw;
+    remove(path);
+    return 0;
+}
+
+/* A new empty directory BASE/i in VAR, for repetition i. */
+static void fresh_dir(const char *var, const char *base, int i, char *path, size_t size)
+{
+    snprintf(path, size, "%s/%d", base, i);
+    nftw(path, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+    if (mkdir(path, 0700) != 0) {
+        fprintf(stderr, "timeit: mkdir %s: %s\n", path, strerror(errno));
+        exit(2);
+    }
+    setenv(var, path, 1);
+}
+
 int main(int argc, char **argv)
 {
+    const char *fresh_var = NULL, *fresh_base = NULL;
+    char fresh_path[4096];
+    if (argc > 3 && strcmp(argv[1], "--fresh-dir") == 0) {
+        fresh_var = argv[2];
+        fresh_base = argv[3];
+        argc -= 3;
+        argv += 3;
+    }
     if (argc < 8 || strcmp(argv[6], "--") != 0) {
-        fprintf(stderr, "usage: timeit TIMEOUT_S REPEAT STDIN STDOUT STDERR -- PROG ARGS...\n");
+        fprintf(stderr, "usage: timeit [--fresh-dir VAR BASE] TIMEOUT_S REPEAT STDIN STDOUT STDERR"
+                        " -- PROG ARGS...\n");
         return 2;
     }
     double timeout = atof(argv[1]);
@@ -103,6 +138,8 @@ int main(int argc, char **argv)
     for (int i = 0; i < repeat && !timed_out; i++) {
         int err = open_or_die(argv[5], O_WRONLY | O_CREAT | O_TRUNC);
         lseek(in, 0, SEEK_SET);
+        if (fresh_var)
+            fresh_dir(fresh_var, fresh_base, i, fresh_path, sizeof fresh_path);
         double t0 = now();
         child = spawn(cmd, in, out, err);
         int status;
@@ -111,6 +148,8 @@ int main(int argc, char **argv)
             ;
         total += now() - t0;
         close(err);
+        if (fresh_var)
+            nftw(fresh_path, remove_one, 16, FTW_DEPTH | FTW_PHYS);
         if (ru.ru_maxrss > maxrss)
             maxrss = ru.ru_maxrss;
         if (timed_out)
