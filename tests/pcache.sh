@@ -185,12 +185,26 @@ got=$(run 0)
 four=$(XLAT_CACHE=0 run 0)
 [[ $got == "value 4 "* && $got == "$four" ]] || bad "no build id, replaced: printed '$got', want '$four'"
 
-# Off switches.
+# Off switches, and the settings an exec'd xlat inherits (a guest execve
+# starts xlat again, with the guest's environment, not xlat's).
+"$CC" -O2 -static -o "$TMP/exec" "$REPO/tests/pcache/exec.c" || exit 1
+through_exec() {  # the guest's environment without them: only xlat can pass them on
+    "$XLAT" -L "$SYSROOT" -U XLAT_CACHE -U XLAT_CACHE_DIR "$@" "$TMP/exec" "$TMP/main" "$TMP/libt.so" 0 \
+        >/dev/null 2>&1
+}
 for off in "XLAT_CACHE=0" "--tune no-cache"; do
     rm -rf "$XLAT_CACHE_DIR"
     if [[ $off == XLAT_CACHE=0 ]]; then XLAT_CACHE=0 run 0 >/dev/null; else run 0 --tune no-cache >/dev/null; fi
+    if [[ $off == XLAT_CACHE=0 ]]; then XLAT_CACHE=0 through_exec; else through_exec --tune no-cache; fi
     [[ -z $(ls -A "$XLAT_CACHE_DIR" 2>/dev/null) ]] || bad "$off: the cache was written"
 done
+rm -rf "$XLAT_CACHE_DIR" "$TMP/dir2"
+XLAT_CACHE_DIR=$TMP/dir2 through_exec
+[[ $(ls "$TMP/dir2"/*.xc 2>/dev/null | wc -l) -ge 3 ]] || bad "XLAT_CACHE_DIR did not reach the exec'd xlat"
+[[ -z $(ls -A "$XLAT_CACHE_DIR" 2>/dev/null) ]] || bad "the exec'd xlat wrote to the default directory"
+rm -rf "$TMP/dir3"
+through_exec --cache-dir "$TMP/dir3"
+[[ $(ls "$TMP/dir3"/*.xc 2>/dev/null | wc -l) -ge 3 ]] || bad "--cache-dir did not reach the exec'd xlat"
 
 [[ $fail == 0 ]] && echo "pcache: ok"
 exit $fail

@@ -71,10 +71,9 @@ static uint64_t compute_config(void)
     return hash_bytes(v, sizeof v, h);
 }
 
-void pcache_init(int (*own_fd)(int fd))
+void pcache_init(int (*own_fd)(int fd), const char *dir)
 {
-    const char *env = secure_getenv("XLAT_CACHE");
-    if (!tune.cache || (env && strcmp(env, "0") == 0) || getuid() != geteuid() ||
+    if (!tune.cache || getuid() != geteuid() ||
         (log_mask & (LOG_IN_ASM | LOG_OUT_ASM)) || !guest_mem.ops->code_origin)
         return;
     build_hash = pcache_build_hash();
@@ -83,10 +82,10 @@ void pcache_init(int (*own_fd)(int fd))
     const char *size = secure_getenv("XLAT_CACHE_SIZE");
     if (size && atoll(size) > 0)
         dir_max = (uint64_t)atoll(size) << 20;
-    /* XLAT_CACHE_DIR is made whole if need be; the default only below an
+    /* dir is made whole if need be; the default only below an
      * XDG_CACHE_HOME or HOME that exists. */
     char path[4096];
-    const char *dir = secure_getenv("XLAT_CACHE_DIR"), *xdg = secure_getenv("XDG_CACHE_HOME");
+    const char *xdg = secure_getenv("XDG_CACHE_HOME");
     const char *home = getenv("HOME");
     size_t keep;
     int n;

@@ -30,11 +30,11 @@ typedef struct PcacheOrigin {
 extern bool pcache_on;
 
 /* A mode that answers code_origin turns the cache on after exec_init (the
- * runtime stubs and the register mapping are fixed): the settings (--tune
- * cache, XLAT_CACHE, XLAT_CACHE_DIR, XLAT_CACHE_SIZE) and the directory,
- * whose descriptor own_fd moves out of the guest's way (returns the new
- * number). */
-void pcache_init(int (*own_fd)(int fd));
+ * runtime stubs and the register mapping are fixed), unless --tune
+ * no-cache: in dir (NULL: ${XDG_CACHE_HOME:-~/.cache}/xlat/code), bounded
+ * by XLAT_CACHE_SIZE; own_fd moves the directory's descriptor out of the
+ * guest's way (returns the new number). */
+void pcache_init(int (*own_fd)(int fd), const char *dir);
 
 /* The module number of a file mapped for execution (its build id and
  * size, else a hash of its bytes), or -1. name is for -d cache. */

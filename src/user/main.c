@@ -95,8 +95,9 @@ static void usage(FILE *out)
         "                     no-zero-base (the guest window anywhere in the host address\n"
         "                     space, reached through a base register, not at host 0),\n"
         "                     no-cache (no persistent translation cache; also\n"
-        "                     XLAT_CACHE=0; the directory is XLAT_CACHE_DIR, default\n"
-        "                     ~/.cache/xlat/code, bounded by XLAT_CACHE_SIZE MiB),\n"
+        "                     XLAT_CACHE=0; its directory is --cache-dir,\n"
+        "                     default ~/.cache/xlat/code, bounded by\n"
+        "                     XLAT_CACHE_SIZE MiB),\n"
         "                     jc-bits=N (jump cache of 2^N entries, 10..18, default 16)\n"
         "\n"
         "The guest lives in a reserved %llu GiB window of the host address space\n"
@@ -258,6 +259,10 @@ static void record_exec_args(void)
         v[n++] = "-cpu";
         v[n++] = (char *)opt.cpu_model;
     }
+    if (opt.cache_dir) {
+        v[n++] = "--cache-dir";
+        v[n++] = (char *)opt.cache_dir;
+    }
     v[n] = NULL;
     opt.exec_args = v;
 }
@@ -366,6 +371,10 @@ static void env_options(void)
         set_cpu(v);
     if ((v = getenv_alias("GDB")))
         set_gdb_port(v);
+    if ((v = getenv("XLAT_CACHE_DIR")) && *v)
+        opt.cache_dir = v;
+    if ((v = getenv("XLAT_CACHE")) && !strcmp(v, "0"))
+        parse_tune("no-cache");
 }
 
 /* -- Command line --------------------------------------------------------- */
@@ -486,6 +495,8 @@ static int parse_args(int argc, char **argv)
             exec_fd = atoi(v);
         else if (!strcmp(a, "-cpu"))
             set_cpu(v);
+        else if (!strcmp(a, "-cache-dir"))
+            opt.cache_dir = v;
         else if (!strcmp(a, "-g"))
             set_gdb_port(v);
         else if (!strcmp(a, "-B") || !strcmp(a, "-R"))
@@ -544,7 +555,7 @@ int main(int argc, char **argv, char **envp)
     fault_init();
     if (!opt.interp_only) {
         exec_init();               /* its fork handlers take mm's lock too */
-        pcache_init(own_fd_take);
+        pcache_init(own_fd_take, opt.cache_dir);
     } else
         pthread_atfork(mm_fork_prepare, mm_fork_parent, mm_fork_child);
     signal_init();

@@ -18,6 +18,7 @@ typedef struct Options {
     bool        interp_only;    /* --interp: run the interpreter, not the JIT */
     uint64_t    stack_size;     /* -s, default 8 MiB */
     const char *argv0;          /* -0 */
+    const char *cache_dir;      /* --cache-dir / XLAT_CACHE_DIR: the translation cache's */
     const char *cpu_model;      /* -cpu ISA string as given, NULL for the default (max) */
     int         gdb_port;       /* -g: wait for gdb on this TCP port (0: no gdbstub) */
     bool        perfmap;        /* -perfmap: write /tmp/perf-PID.map */
