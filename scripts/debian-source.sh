@@ -57,12 +57,7 @@ private_apt_init "$APTDIR" amd64 deb-src || exit 1
 APT=(apt-get "${APT_OPTS[@]}")
 
 say "apt-get update (trixie deb-src, private state in $APTDIR, log $LOG)..."
-ok=0
-for try in 1 2 3; do
-    if "${APT[@]}" update >"$LOG" 2>&1; then ok=1; break; fi
-    tail -n 5 "$LOG" >&2; sleep $((try * 5))
-done
-[[ $ok -eq 1 ]] || { say "apt-get update failed (network down?)"; exit 2; }
+private_apt_update "$LOG" || { say "apt-get update failed (network down?)"; exit 2; }
 
 # Every trixie version of PKG with this upstream version, newest first.
 mapfile -t versions < <(apt-cache "${APT_OPTS[@]}" showsrc "$PKG" 2>>"$LOG" |

@@ -12,6 +12,9 @@
 #                                (default: the host's, normally "deb") is
 #                                the sources' Types: "deb-src" for
 #                                `apt-get source`.
+#   private_apt_update LOG       apt-get update with APT_OPTS, up to three
+#                                tries (the archive is sometimes slow);
+#                                1 if all failed, LOG has the last one's output.
 # Needs a say() function for warnings.
 
 HOST_SOURCES=${XLAT_HOST_SOURCES:-/etc/apt/sources.list.d/debian.sources}
@@ -40,4 +43,14 @@ private_apt_init() {
          -o APT::Architectures::="$arch"
          -o APT::Install-Recommends=false
          -o APT::Get::AllowUnauthenticated=false)
+}
+
+private_apt_update() {
+    local log=$1 try
+    for try in 1 2 3; do
+        apt-get "${APT_OPTS[@]}" update >"$log" 2>&1 && return 0
+        tail -n 5 "$log" >&2
+        sleep $((try * 5))
+    done
+    return 1
 }
