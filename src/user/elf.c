@@ -10,8 +10,10 @@
  *   2. if there is a PT_INTERP, reads and validates the interpreter too
  *      (opened in the guest's view: under -L DIR first, like qemu's -L,
  *      inside DIR with --root; path.h);
- *   3. chooses load biases, maps each PT_LOAD read-write, copies the file
- *      bytes in (the bss stays zero), then applies the segment protections;
+ *   3. chooses load biases and maps each PT_LOAD privately from its file as
+ *      Linux does (bss zeroed, anonymous pages after), or, for bytes with no
+ *      file or segments sharing a page, maps it read-write, copies the file
+ *      bytes in and then applies the segment protections;
  *   4. sets the initial program break after the program's highest segment.
  *
  * Load addresses: ET_EXEC at its own addresses. The main ET_DYN program
@@ -59,6 +61,7 @@
 typedef struct ElfInfo {
     const uint8_t *data;
     size_t size;
+    int fd;                  /* the file data came from (mapped from it), or -1 */
     Elf64_Ehdr eh;
     Elf64_Phdr *ph;          /* aligned copy of the program header table */
     uint64_t lo, hi;         /* page-aligned span of the PT_LOADs, unbiased */
@@ -124,6 +127,7 @@ static int elf_parse(const uint8_t *data, size_t size, ElfInfo *e, char *err, si
     memset(e, 0, sizeof(*e));
     e->data = data;
     e->size = size;
+    e->fd = -1;
     e->lo = UINT64_MAX;
     e->align = GUEST_PAGE_SIZE;
     if (size == 0)
@@ -198,13 +202,76 @@ static void note_code_origin(const ElfInfo *e, uint64_t bias, const char *name)
     }
 }
 
+/* Whether two PT_LOADs of e share a page (then each is copied, not mapped). */
+static bool loads_share_a_page(const ElfInfo *e)
+{
+    const Elf64_Phdr *ph = e->ph;
+    for (unsigned i = 0; i < e->eh.e_phnum; i++)
+        for (unsigned j = i + 1; j < e->eh.e_phnum; j++) {
+            if (ph[i].p_type != PT_LOAD || ph[j].p_type != PT_LOAD || !ph[i].p_memsz ||
+                !ph[j].p_memsz)
+                continue;
+            if (PAGE_DOWN(ph[i].p_vaddr) < PAGE_UP(ph[j].p_vaddr + ph[j].p_memsz) &&
+                PAGE_DOWN(ph[j].p_vaddr) < PAGE_UP(ph[i].p_vaddr + ph[i].p_memsz))
+                return true;
+        }
+    return false;
+}
+
+/*
+ * One segment as Linux maps it: its file pages privately from e->fd, the
+ * rest of the last file page zeroed if the segment has bss, and anonymous
+ * pages after. Pages nobody touches are never read (a compiler's 25 MB of
+ * code costs what it runs), and /proc/self/maps names the file.
+ */
+static int map_segment(const ElfInfo *e, const Elf64_Phdr *p, uint64_t bias, const char *name)
+{
+    uint64_t s = PAGE_DOWN(p->p_vaddr + bias);
+    uint64_t fend = PAGE_UP(p->p_vaddr + bias + p->p_filesz);
+    uint64_t end = PAGE_UP(p->p_vaddr + bias + p->p_memsz);
+    uint64_t zero = p->p_vaddr + bias + p->p_filesz;
+    bool tail = p->p_memsz > p->p_filesz && zero < fend;
+    int prot = prot_of(p->p_flags);
+    if (fend > s) {
+        int64_t r = guest_mmap(s, fend - s, prot | (tail ? PROT_WRITE : 0),
+                               MAP_PRIVATE | MAP_FIXED, e->fd, (off_t)PAGE_DOWN(p->p_offset));
+        if (r < 0)
+            return (int)r;
+        if (tail) {
+            memset(g2h(zero), 0, fend - zero);
+            if (!(prot & PROT_WRITE))
+                guest_mprotect(s, fend - s, prot);
+        }
+    }
+    return end > fend ? guest_map_fixed(fend, end - fend, prot, name) : 0;
+}
+
+/* Map the validated image e at bias from its file, segment by segment. */
+static int elf_map_file(const ElfInfo *e, uint64_t bias, const char *name, char *err, size_t errlen)
+{
+    for (unsigned i = 0; i < e->eh.e_phnum; i++) {
+        const Elf64_Phdr *p = &e->ph[i];
+        if (p->p_type != PT_LOAD || p->p_memsz == 0)
+            continue;
+        int r = map_segment(e, p, bias, name);
+        if (r)
+            return elf_error(err, errlen, "cannot map segment at %#llx: %s",
+                             (unsigned long long)PAGE_DOWN(p->p_vaddr + bias), strerror(-r));
+    }
+    note_code_origin(e, bias, name);
+    return 0;
+}
+
 /*
  * Map the validated image e at bias (lo + bias must be inside the task
- * space). The file bytes of each segment are copied from the start of its
- * first page, as a file mapping would show them.
+ * space): from its file when there is one and no page holds two segments,
+ * else copied. Copied file bytes of each segment start at its first page's
+ * start, as a file mapping would show them.
  */
 static int elf_map(const ElfInfo *e, uint64_t bias, const char *name, char *err, size_t errlen)
 {
+    if (e->fd >= 0 && !loads_share_a_page(e))
+        return elf_map_file(e, bias, name, err, errlen);
     const Elf64_Phdr *ph = e->ph;
     unsigned n = e->eh.e_phnum;
     for (unsigned i = 0; i < n; i++) {
@@ -302,6 +369,7 @@ static int choose_interp_bias(const ElfInfo *e, uint64_t *bias, char *err, size_
 typedef struct FileBytes {
     const uint8_t *data;
     size_t size;
+    int fd;                     /* kept open for mapping (ours to close), or -1 */
 } FileBytes;
 
 /* Map the open file fd (the caller's) for parsing. */
@@ -309,6 +377,7 @@ static int read_fd(int fd, FileBytes *fb, char *err, size_t errlen)
 {
     fb->data = NULL;
     fb->size = 0;
+    fb->fd = -1;
     struct stat st;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
         return elf_error(err, errlen, "not a regular file");
@@ -328,7 +397,10 @@ static void release_file(FileBytes *fb)
 {
     if (fb->data)
         munmap((void *)fb->data, fb->size);
+    if (fb->fd >= 0)
+        close(fb->fd);
     fb->data = NULL;
+    fb->fd = -1;
 }
 
 /*
@@ -344,23 +416,28 @@ static int read_interp(const char *ipath, FileBytes *fb, char *hostpath, size_t 
     if (fd < 0)
         return elf_error(err, errlen, "%s", strerror(-fd));
     int r = read_fd(fd, fb, err, errlen);
-    close(fd);
+    if (r == 0)
+        fb->fd = fd;
+    else
+        close(fd);
     return r;
 }
 
 /* -- Entry points ------------------------------------------------------------- */
 
-int elf_load_mem(const uint8_t *data, size_t size, const char *path,
-                 GuestImage *img, char *err, size_t errlen)
+/* Load the program in data[0..size) (read from prog_fd, or -1) and its interpreter. */
+static int load_image(const uint8_t *data, size_t size, int prog_fd, const char *path,
+                      GuestImage *img, char *err, size_t errlen)
 {
     ElfInfo prog, interp = { 0 };
-    FileBytes ifile = { 0 };
+    FileBytes ifile = { .fd = -1 };
     char ipath[PATH_MAX + 256];
     char ierr[256];
     int ret = -1;
 
     if (elf_parse(data, size, &prog, err, errlen))
         return -1;
+    prog.fd = prog_fd;
     if (prog.interp) {
         if (read_interp(prog.interp, &ifile, ipath, sizeof(ipath), ierr, sizeof(ierr))) {
             elf_error(err, errlen, "cannot load interpreter %s: %s", ipath, ierr);
@@ -370,6 +447,7 @@ int elf_load_mem(const uint8_t *data, size_t size, const char *path,
             elf_error(err, errlen, "interpreter %s: %s", ipath, ierr);
             goto out;
         }
+        interp.fd = ifile.fd;
     }
 
     uint64_t bias, ibias = 0;
@@ -407,13 +485,19 @@ out:
     return ret;
 }
 
+int elf_load_mem(const uint8_t *data, size_t size, const char *path,
+                 GuestImage *img, char *err, size_t errlen)
+{
+    return load_image(data, size, -1, path, img, err, errlen);
+}
+
 int elf_load_fd(int fd, const char *path, GuestImage *img, char *err, size_t errlen)
 {
     FileBytes fb;
     char ferr[256];
     if (read_fd(fd, &fb, ferr, sizeof(ferr)))
         return elf_error(err, errlen, "%s", ferr);
-    int r = elf_load_mem(fb.data, fb.size, path, img, err, errlen);
+    int r = load_image(fb.data, fb.size, fd, path, img, err, errlen);
     release_file(&fb);
     return r;
 }

@@ -80,14 +80,16 @@ static void test_maps(void)
     uintptr_t code = (uintptr_t)&test_maps, stack = (uintptr_t)&buf;
     int found_code = 0, found_stack = 0;
     for (char *line = strtok(buf, "\n"); line; line = strtok(NULL, "\n")) {
-        unsigned long lo, hi;
+        unsigned long lo, hi, off, inode;
         char perms[8] = { 0 };
-        if (sscanf(line, "%lx-%lx %4s", &lo, &hi, perms) != 3)
+        if (sscanf(line, "%lx-%lx %4s %lx %*s %lu", &lo, &hi, perms, &off, &inode) != 5)
             continue;
         const char *name = strrchr(line, ' ') + 1;
         if (code >= lo && code < hi) {
+            /* The program's code is mapped from its file (offset, inode), as Linux does. */
             const char *base = strrchr(name, '/');
-            printf("code: %s %s\n", perms, base ? base + 1 : name);
+            printf("code: %s %s offset %#lx from a file %d\n", perms, base ? base + 1 : name, off,
+                   inode != 0);
             found_code = 1;
         }
         if (stack >= lo && stack < hi) {
