@@ -140,6 +140,8 @@ static int part_of(const uint8_t *p, const uint8_t *hot, size_t hot_size, const 
     return -1;
 }
 
+_Static_assert(TRANSLATE_MAX_HOST <= 65536, "a RecReloc's field offset is 16 bits");
+
 /* The relocations of the capture as a record's, or -1 if one cannot be said. */
 static int convert_relocs(const TB *tb, const uint8_t *cold, RecReloc *out)
 {
@@ -152,18 +154,20 @@ static int convert_relocs(const TB *tb, const uint8_t *cold, RecReloc *out)
     for (int i = (int)cap_log.n - 1; i >= 0; i--) {
         const EmitReloc *r = &cap_log.r[i];
         RecReloc rr = { .kind = r->kind };
-        int part = part_of(r->at, hot, tb->host_size, cold, tb->cold_size, &rr.at);
+        uint32_t at;
+        int part = part_of(r->at, hot, tb->host_size, cold, tb->cold_size, &at);
         unsigned width = r->kind == ER_REL32 || r->kind == ER_GUEST_S32 || r->kind == ER_GUEST_U32 ? 4 : 8;
         if (part < 0 || part == PART_RUNTIME ||
-            rr.at + width > (part == PART_HOT ? tb->host_size : tb->cold_size)) {
+            at + width > (part == PART_HOT ? tb->host_size : tb->cold_size)) {
             n = -1;
             break;
         }
-        uint8_t *mark = &seen[rr.at + (part == PART_COLD ? tb->host_size : 0)];
+        uint8_t *mark = &seen[at + (part == PART_COLD ? tb->host_size : 0)];
         if (*mark)
             continue;
         *mark = 1;
-        rr.part = (uint8_t)part;
+        rr.at = (uint16_t)at;
+        rr.parts = (uint8_t)part;
         uint64_t field = 0;
         memcpy(&field, r->at, width);
         switch (r->kind) {
@@ -176,20 +180,26 @@ static int convert_relocs(const TB *tb, const uint8_t *cold, RecReloc *out)
             }
             if (tp == part)
                 continue;               /* moves with the field */
-            rr.tpart = (uint8_t)tp;
+            rr.parts |= (uint8_t)(tp << 4);
             rr.val = t;
             break;
         }
         case ER_TB:
-            if (field != (uint64_t)(uintptr_t)tb + r->aux)
+            if (field != (uint64_t)(uintptr_t)tb + r->aux || r->aux >= sizeof(TB))
                 n = -1;
-            rr.val = r->aux;
+            rr.val = (uint32_t)r->aux;
             break;
-        case ER_HOSTFN:
-            rr.val = field - (uint64_t)(uintptr_t)pcache_flush;
+        case ER_HOSTFN: {
+            int64_t d = (int64_t)(field - (uint64_t)(uintptr_t)pcache_flush);
+            if (d != (int32_t)d)
+                n = -1;
+            rr.val = (uint32_t)d;
             break;
+        }
         default:
-            rr.val = r->aux;
+            if (r->aux > UINT32_MAX)
+                n = -1;
+            rr.val = (uint32_t)r->aux;
             break;
         }
         if (n < 0)
@@ -243,7 +253,7 @@ void pcache_capture_end(const TB *tb, const uint8_t *cold, const uint16_t map[][
     o += up8(h.host_size);
     memcpy(p + o, cold, h.cold_size);
     m->capidx[m->ncap++] = (Capture){ .off = tb->pc - cap_origin.delta, .pos = m->caplen,
-                                      .len = (uint32_t)len };
+                                      .len = (uint32_t)len, .sum = hash_bytes(p, len, 4) };
     m->caplen += len;
 }
 
@@ -264,11 +274,12 @@ static bool relocate(const RecHead *h, const RecReloc *rel, TB *tb, uint8_t *hot
 {
     for (uint32_t i = 0; i < h->nrel; i++) {
         const RecReloc *r = &rel[i];
-        uint8_t *f = (r->part == PART_HOT ? hot : cold) + r->at;
+        uint8_t *f = (rel_part(r) == PART_HOT ? hot : cold) + r->at;
         uint64_t v = 0;
         switch (r->kind) {
         case ER_REL32: {
-            uint8_t *base = r->tpart == PART_HOT ? hot : r->tpart == PART_COLD ? cold : code_rw;
+            unsigned tp = rel_tpart(r);
+            uint8_t *base = tp == PART_HOT ? hot : tp == PART_COLD ? cold : code_rw;
             emit_patch_rel32(f, base + r->val);
             continue;
         }
@@ -293,7 +304,7 @@ static bool relocate(const RecHead *h, const RecReloc *rel, TB *tb, uint8_t *hot
             v = (uint64_t)(uintptr_t)tb + r->val;
             break;
         case ER_HOSTFN:
-            v = (uint64_t)(uintptr_t)pcache_flush + r->val;
+            v = (uint64_t)(uintptr_t)pcache_flush + (uint64_t)(int64_t)(int32_t)r->val;
             break;
         }
         memcpy(f, &v, 8);

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -279,15 +280,16 @@ static bool relocs_ok(const RecHead *h, const RecReloc *rel)
 {
     for (uint32_t i = 0; i < h->nrel; i++) {
         const RecReloc *r = &rel[i];
-        uint32_t size = r->part == PART_HOT ? h->host_size : h->cold_size;
+        unsigned part = rel_part(r), tpart = rel_tpart(r);
+        uint32_t size = part == PART_HOT ? h->host_size : h->cold_size;
         unsigned width = r->kind == ER_REL32 || r->kind == ER_GUEST_S32 || r->kind == ER_GUEST_U32 ? 4 : 8;
-        if (r->part > PART_COLD || r->at > size || size - r->at < width)
+        if (part > PART_COLD || r->at > size || size - r->at < width)
             return false;
         switch (r->kind) {
         case ER_REL32:
-            if (r->tpart == PART_HOT ? r->val >= h->host_size
-                : r->tpart == PART_COLD ? r->val >= h->cold_size
-                : r->tpart != PART_RUNTIME || r->val >= code_base)
+            if (tpart == PART_HOT ? r->val >= h->host_size
+                : tpart == PART_COLD ? r->val >= h->cold_size
+                : tpart != PART_RUNTIME || r->val >= code_base)
                 return false;
             break;
         case ER_GUEST_S32:
@@ -438,82 +440,125 @@ bool pcache_grow(void **p, size_t *max, size_t need, size_t unit)
 
 /* -- Writing -------------------------------------------------------------------------------- */
 
-typedef struct OutEnt { uint64_t off; const uint8_t *rec; uint32_t len; } OutEnt;
+typedef struct OutEnt {
+    uint64_t off;
+    const uint8_t *rec;
+    uint32_t len, seq;
+    uint64_t sum;
+} OutEnt;
 
+/* By offset, then in the order captured. */
 static int cmp_out(const void *a, const void *b)
+{
+    const OutEnt *x = a, *y = b;
+    if (x->off != y->off)
+        return x->off < y->off ? -1 : 1;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static int cmp_off(const void *a, const void *b)
 {
     const OutEnt *x = a, *y = b;
     return x->off < y->off ? -1 : x->off > y->off;
 }
 
-/* The file of m's entries (ours, then the current file's others), written whole. */
+static bool fits(size_t n, size_t data, uint32_t len)
+{
+    return sizeof(FileHead) + (n + 1) * sizeof(FileEnt) + data + len <= FILE_MAX;
+}
+
+/* This process's captures of m into out, one per offset (the last), sorted. */
+static size_t our_entries(const Module *m, OutEnt *out, size_t *data)
+{
+    for (size_t i = 0; i < m->ncap; i++) {
+        const Capture *c = &m->capidx[i];
+        out[i] = (OutEnt){ c->off, m->cap + c->pos, c->len, (uint32_t)i, c->sum };
+    }
+    qsort(out, m->ncap, sizeof *out, cmp_out);
+    size_t n = 0;
+    for (size_t i = 0; i < m->ncap && fits(n, *data, out[i].len); i++) {
+        if (i + 1 < m->ncap && out[i + 1].off == out[i].off)
+            continue;
+        out[n++] = out[i];
+        *data += out[i].len;
+    }
+    return n;
+}
+
+/* Add the old file's entries for other offsets to out[0..ours) (sorted),
+ * sorted again. Their records are only bounds-checked: one damaged since
+ * keeps its hash, and the reader refuses it. */
+static size_t old_entries(const FileHead *oh, OutEnt *out, size_t ours, size_t *data)
+{
+    const FileEnt *ent = (const void *)(oh + 1);
+    const uint8_t *od = (const uint8_t *)(ent + oh->nent);
+    size_t n = ours;
+    for (uint64_t i = 0; i < oh->nent; i++) {
+        OutEnt key = { .off = ent[i].off };
+        if ((uint64_t)ent[i].pos + ent[i].len > oh->data_len || ent[i].pos % 8 ||
+            ent[i].len % 8 || !fits(n, *data, ent[i].len) ||
+            bsearch(&key, out, ours, sizeof *out, cmp_off))
+            continue;
+        out[n++] = (OutEnt){ ent[i].off, od + ent[i].pos, ent[i].len, 0, ent[i].sum };
+        *data += ent[i].len;
+    }
+    qsort(out, n, sizeof *out, cmp_off);
+    return n;
+}
+
+/* Header, table, then the records straight from where they are. */
+static bool write_file(int fd, const Module *m, const OutEnt *out, size_t n, size_t data)
+{
+    size_t head = sizeof(FileHead) + n * sizeof(FileEnt);
+    FileHead *h = calloc(1, head);
+    if (!h)
+        return false;
+    *h = (FileHead){ .build = build_hash, .config = config_hash, .idlen = m->idlen,
+                     .size = m->size, .nent = n, .data_len = data };
+    memcpy(h->magic, PC_MAGIC, 8);
+    memcpy(h->id, m->id, 32);
+    FileEnt *ent = (FileEnt *)(h + 1);
+    size_t pos = 0;
+    for (size_t i = 0; i < n; i++) {
+        ent[i] = (FileEnt){ .off = out[i].off, .pos = (uint32_t)pos, .len = out[i].len,
+                            .sum = out[i].sum };
+        pos += out[i].len;
+    }
+    h->sum = hash_bytes(ent, n * sizeof *ent, hash_bytes(h, sizeof *h, 3));
+    bool ok = write(fd, h, head) == (ssize_t)head;
+    free(h);
+    struct iovec iov[256];
+    for (size_t i = 0; ok && i < n;) {
+        size_t k = 0, bytes = 0;
+        for (; k < 256 && i < n; k++, i++) {
+            iov[k] = (struct iovec){ (void *)out[i].rec, out[i].len };
+            bytes += out[i].len;
+        }
+        ok = writev(fd, iov, (int)k) == (ssize_t)bytes;     /* short: no space; not kept */
+    }
+    return ok;
+}
+
+/* The file of m's entries (ours, then the current file's others), written
+ * to a new file renamed into place. */
 bool pcache_write_module(Module *m)
 {
     size_t oldlen = 0;
     const char *why;
     const uint8_t *old = pcache_map_file(m, &oldlen, &why, false);
     const FileHead *oh = (const void *)old;
-    size_t max = m->ncap + (old ? oh->nent : 0);
-    OutEnt *out = malloc((max + 1) * sizeof *out);
-    if (!out) {
-        if (old)
-            munmap((void *)old, oldlen);
-        return false;
-    }
-    size_t n = 0, data = 0;
-    for (size_t i = m->ncap; i-- > 0;) {        /* the last capture of an offset counts */
-        const Capture *c = &m->capidx[i];
-        bool dup = false;
-        for (size_t j = 0; j < n && !dup; j++)
-            dup = out[j].off == c->off;
-        if (dup || sizeof(FileHead) + (n + 1) * sizeof(FileEnt) + data + c->len > FILE_MAX)
-            continue;
-        out[n++] = (OutEnt){ c->off, m->cap + c->pos, c->len };
-        data += c->len;
-    }
-    qsort(out, n, sizeof *out, cmp_out);
-    size_t ours = n;
-    if (old) {
-        const FileEnt *ent = (const void *)(oh + 1);
-        const uint8_t *od = (const uint8_t *)(ent + oh->nent);
-        for (uint64_t i = 0; i < oh->nent; i++) {
-            OutEnt key = { .off = ent[i].off };
-            if (bsearch(&key, out, ours, sizeof *out, cmp_out) ||
-                sizeof(FileHead) + (n + 1) * sizeof(FileEnt) + data + ent[i].len > FILE_MAX)
-                continue;
-            const RecHead *h = pcache_record(od, oh->data_len, &ent[i]);
-            if (h) {
-                out[n++] = (OutEnt){ ent[i].off, (const uint8_t *)h, ent[i].len };
-                data += ent[i].len;
-            }
-        }
-        qsort(out, n, sizeof *out, cmp_out);
-    }
-    size_t total = sizeof(FileHead) + n * sizeof(FileEnt) + data;
-    uint8_t *buf = malloc(total);
+    OutEnt *out = malloc((m->ncap + (old ? oh->nent : 0) + 1) * sizeof *out);
     bool ok = false;
-    if (buf) {
-        FileHead *h = (FileHead *)buf;
-        *h = (FileHead){ .build = build_hash, .config = config_hash, .idlen = m->idlen,
-                         .size = m->size, .nent = n, .data_len = data };
-        memcpy(h->magic, PC_MAGIC, 8);
-        memcpy(h->id, m->id, 32);
-        FileEnt *ent = (FileEnt *)(h + 1);
-        uint8_t *d = (uint8_t *)(ent + n);
-        size_t pos = 0;
-        for (size_t i = 0; i < n; i++) {
-            memcpy(d + pos, out[i].rec, out[i].len);
-            ent[i] = (FileEnt){ .off = out[i].off, .pos = (uint32_t)pos, .len = out[i].len,
-                                .sum = hash_bytes(d + pos, out[i].len, 4) };
-            pos += out[i].len;
-        }
-        h->sum = hash_bytes(ent, n * sizeof *ent, hash_bytes(h, sizeof *h, 3));
+    if (out) {
+        size_t data = 0;
+        size_t ours = our_entries(m, out, &data);
+        size_t n = old ? old_entries(oh, out, ours, &data) : ours;
         char name[128], tmp[160];
         file_name(m, name, sizeof name);
         snprintf(tmp, sizeof tmp, ".%s.%d.tmp", name, (int)getpid());
         int fd = openat(dir_fd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
         if (fd >= 0) {
-            ok = write(fd, buf, total) == (ssize_t)total;
+            ok = write_file(fd, m, out, n, data);
             close(fd);
             ok = ok && renameat(dir_fd, tmp, dir_fd, name) == 0;
             if (!ok)
@@ -521,9 +566,8 @@ bool pcache_write_module(Module *m)
         }
         xlat_log(LOG_CACHE, "cache: %s: %s %zu translations (%zu new)\n", m->name,
                  ok ? "wrote" : "could not write", n, ours);
-        free(buf);
+        free(out);
     }
-    free(out);
     if (old)
         munmap((void *)old, oldlen);
     return ok;

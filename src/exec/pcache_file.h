@@ -16,7 +16,7 @@
 
 #include "exec/tb.h"
 
-#define PC_MAGIC "XLATPC01"
+#define PC_MAGIC "XLATPC02"
 #define MAX_MODULES 512
 #define FILE_MAX (64u << 20)            /* one cache file's bytes at most */
 #define DIR_MAX_DEFAULT (1024ull << 20) /* the directory's (XLAT_CACHE_SIZE, MiB) */
@@ -56,14 +56,15 @@ typedef struct RecHead {
 
 enum { PART_HOT, PART_COLD, PART_RUNTIME };
 typedef struct RecReloc {
-    uint32_t at;                /* field offset in its part */
+    uint16_t at;                /* field offset in its part (< TRANSLATE_MAX_HOST) */
     uint8_t kind;               /* enum emit_reloc_kind */
-    uint8_t part;               /* the field's part */
-    uint8_t tpart;              /* ER_REL32: the target's part */
-    uint8_t pad;
-    uint64_t val;               /* REL32: target offset; GUEST: bytes accessed; TB: slot;
-                                 * HOSTFN: address - pcache_anchor */
+    uint8_t parts;              /* the field's part | ER_REL32: the target's part << 4 */
+    uint32_t val;               /* REL32: target offset; GUEST: bytes accessed; TB: offset
+                                 * in the TB; HOSTFN: address - pcache_anchor, signed */
 } RecReloc;
+
+static inline unsigned rel_part(const RecReloc *r) { return r->parts & 15; }
+static inline unsigned rel_tpart(const RecReloc *r) { return r->parts >> 4; }
 
 #define IN_COLD 0x80000000u
 
@@ -131,7 +132,9 @@ Rec pcache_rec_parts(const RecHead *h);
 
 /* -- Modules ------------------------------------------------------------------------------ */
 
-typedef struct Capture { uint64_t off; size_t pos; uint32_t len; } Capture;
+/* One record this process made: the block's file offset, where its bytes
+ * are in Module.cap, and their hash (taken while they are in the cache). */
+typedef struct Capture { uint64_t off; size_t pos; uint32_t len; uint64_t sum; } Capture;
 
 typedef struct Module {
     uint8_t id[32];
