@@ -391,19 +391,25 @@ bool pcache_fill(TB *tb, const PcacheHit *hit, size_t *hot_off, size_t *cold_off
 }
 
 /*
- * Writing merges the whole file anew: for a few translations more than a
- * large file has (a warm process meets a handful of blocks its file
- * lacks), that costs more than the next processes would save, so they
- * wait until there are enough, one in WRITE_FRACTION of the file's (or
- * WRITE_ENOUGH); translations never kept are only translated again.
+ * Writing merges the whole file anew, so a write costs what the file weighs
+ * (a compiler's is tens of MB): for a few translations its file lacks, a
+ * warm process would spend more than the next ones save. So a process
+ * writes only when its new translations are at least one in WRITE_FRACTION
+ * of the file's, and never into a full file; a translation not kept is only
+ * translated again, as without the cache. (With a fixed floor instead, every
+ * cc1 of a configure run rewrote cc1's full 64 MB file at exit.)
  */
 #define WRITE_FRACTION 32
-#define WRITE_ENOUGH 256
 
 static bool worth_writing(const Module *m)
 {
-    return m->ncap && (m->state != 1 || m->ncap >= WRITE_ENOUGH ||
-                       m->ncap * WRITE_FRACTION >= m->nent);
+    if (!m->ncap)
+        return false;
+    if (m->state != 1)
+        return true;
+    return m->ncap * WRITE_FRACTION >= m->nent &&
+           sizeof(FileHead) + (m->nent + m->ncap) * sizeof(FileEnt) + m->data_len + m->caplen <=
+               FILE_MAX;
 }
 
 void pcache_flush(void)

@@ -18,7 +18,7 @@
 
 #define PC_MAGIC "XLATPC02"
 #define MAX_MODULES 512
-#define FILE_MAX (64u << 20)            /* one cache file's bytes at most */
+#define FILE_MAX (256u << 20)           /* one cache file's bytes at most */
 #define DIR_MAX_DEFAULT (1024ull << 20) /* the directory's (XLAT_CACHE_SIZE, MiB) */
 #define TOUCH_AFTER 3600                /* seconds between mtime touches (LRU) */
 
