@@ -486,8 +486,8 @@ static size_t our_entries(const Module *m, OutEnt *out, size_t *data)
 }
 
 /* Add the old file's entries for other offsets to out[0..ours) (sorted),
- * sorted again. Their records are only bounds-checked: one damaged since
- * keeps its hash, and the reader refuses it. */
+ * sorted again; a record damaged since it was written is dropped (writes
+ * are rare enough that checking them all costs little). */
 static size_t old_entries(const FileHead *oh, OutEnt *out, size_t ours, size_t *data)
 {
     const FileEnt *ent = (const void *)(oh + 1);
@@ -495,9 +495,8 @@ static size_t old_entries(const FileHead *oh, OutEnt *out, size_t ours, size_t *
     size_t n = ours;
     for (uint64_t i = 0; i < oh->nent; i++) {
         OutEnt key = { .off = ent[i].off };
-        if ((uint64_t)ent[i].pos + ent[i].len > oh->data_len || ent[i].pos % 8 ||
-            ent[i].len % 8 || !fits(n, *data, ent[i].len) ||
-            bsearch(&key, out, ours, sizeof *out, cmp_off))
+        if (!fits(n, *data, ent[i].len) || bsearch(&key, out, ours, sizeof *out, cmp_off) ||
+            !pcache_record(od, oh->data_len, &ent[i]))
             continue;
         out[n++] = (OutEnt){ ent[i].off, od + ent[i].pos, ent[i].len, 0, ent[i].sum };
         *data += ent[i].len;
