@@ -408,8 +408,7 @@ static bool worth_writing(const Module *m)
     if (m->state != 1)
         return true;
     return m->ncap * WRITE_FRACTION >= m->nent &&
-           sizeof(FileHead) + (m->nent + m->ncap) * sizeof(FileEnt) + m->data_len + m->caplen <=
-               FILE_MAX;
+           pcache_file_fits(m->nent + m->ncap, m->data_len + m->caplen);
 }
 
 void pcache_flush(void)

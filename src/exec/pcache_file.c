@@ -462,11 +462,6 @@ static int cmp_off(const void *a, const void *b)
     return x->off < y->off ? -1 : x->off > y->off;
 }
 
-static bool fits(size_t n, size_t data, uint32_t len)
-{
-    return sizeof(FileHead) + (n + 1) * sizeof(FileEnt) + data + len <= FILE_MAX;
-}
-
 /* This process's captures of m into out, one per offset (the last), sorted. */
 static size_t our_entries(const Module *m, OutEnt *out, size_t *data)
 {
@@ -476,7 +471,7 @@ static size_t our_entries(const Module *m, OutEnt *out, size_t *data)
     }
     qsort(out, m->ncap, sizeof *out, cmp_out);
     size_t n = 0;
-    for (size_t i = 0; i < m->ncap && fits(n, *data, out[i].len); i++) {
+    for (size_t i = 0; i < m->ncap && pcache_file_fits(n + 1, *data + out[i].len); i++) {
         if (i + 1 < m->ncap && out[i + 1].off == out[i].off)
             continue;
         out[n++] = out[i];
@@ -495,7 +490,8 @@ static size_t old_entries(const FileHead *oh, OutEnt *out, size_t ours, size_t *
     size_t n = ours;
     for (uint64_t i = 0; i < oh->nent; i++) {
         OutEnt key = { .off = ent[i].off };
-        if (!fits(n, *data, ent[i].len) || bsearch(&key, out, ours, sizeof *out, cmp_off) ||
+        if (!pcache_file_fits(n + 1, *data + ent[i].len) ||
+            bsearch(&key, out, ours, sizeof *out, cmp_off) ||
             !pcache_record(od, oh->data_len, &ent[i]))
             continue;
         out[n++] = (OutEnt){ ent[i].off, od + ent[i].pos, ent[i].len, 0, ent[i].sum };

@@ -63,6 +63,12 @@ typedef struct RecReloc {
                                  * in the TB; HOSTFN: address - pcache_anchor, signed */
 } RecReloc;
 
+/* Whether a file of nent entries and data_len record bytes stays within FILE_MAX. */
+static inline bool pcache_file_fits(uint64_t nent, uint64_t data_len)
+{
+    return sizeof(FileHead) + nent * sizeof(FileEnt) + data_len <= FILE_MAX;
+}
+
 static inline unsigned rel_part(const RecReloc *r) { return r->parts & 15; }
 static inline unsigned rel_tpart(const RecReloc *r) { return r->parts >> 4; }
 
