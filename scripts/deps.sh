@@ -10,6 +10,7 @@ set -euo pipefail
 PKGS=(
     gcc make libc6-dev               # host build
     libcapstone-dev                  # host disassembler for -d out_asm
+    musl-tools                       # user mode's xlat is linked with musl (Makefile)
     libfdt-dev                       # xlat-system builds the guest's device tree with libfdt
     libslirp-dev                     # ... and its user-mode network (-netdev user) with libslirp
     gcc-riscv64-linux-gnu            # guest test programs

@@ -27,7 +27,11 @@
 #include "riscv/translate.h"
 
 #include <stddef.h>
+#ifdef __GLIBC__
 #include <sys/platform/x86.h>
+#else
+#include <cpuid.h>
+#endif
 
 #include "riscv/insn.h"
 #include "riscv/isa.h"
@@ -40,11 +44,13 @@ static bool have_lzcnt, have_tzcnt, have_popcnt;
 bool host_has_fma;
 
 /*
- * Host features from the table glibc's loader filled at startup: a cpuid
- * instruction traps to the hypervisor in a VM (tens of microseconds each
- * here), and every process start would pay for it. ACTIVE also checks
- * that the OS enabled the state FMA's registers need.
+ * Host features. A cpuid instruction traps to the hypervisor in a VM
+ * (about 9 microseconds each here), so with glibc they come from the table
+ * its loader filled at startup (ACTIVE also checks that the OS enabled the
+ * state FMA's registers need); another libc does not probe the CPU, and
+ * four leaves are asked here.
  */
+#ifdef __GLIBC__
 void translate_init(void)
 {
     have_popcnt = CPU_FEATURE_ACTIVE(POPCNT);
@@ -52,6 +58,32 @@ void translate_init(void)
     have_tzcnt = CPU_FEATURE_ACTIVE(BMI1);
     host_has_fma = CPU_FEATURE_ACTIVE(FMA);
 }
+#else
+/* Has the OS enabled the SSE and AVX register state (XCR0 bits 1, 2)? */
+static bool os_saves_avx(unsigned ecx1)
+{
+    if (!(ecx1 & bit_OSXSAVE))
+        return false;
+    unsigned lo, hi;
+    __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+    return (lo & 6) == 6;
+}
+
+void translate_init(void)
+{
+    unsigned max, a, b, c, d;
+    __cpuid(0, max, b, c, d);
+    __cpuid(1, a, b, c, d);
+    have_popcnt = c & bit_POPCNT;
+    host_has_fma = (c & bit_FMA) && (c & bit_AVX) && os_saves_avx(c);
+    if (max >= 7) {
+        __cpuid_count(7, 0, a, b, c, d);
+        have_tzcnt = b & bit_BMI;
+    }
+    __cpuid(0x80000001, a, b, c, d);    /* every x86-64 has the extended leaves */
+    have_lzcnt = c & bit_ABM;
+}
+#endif
 
 uint64_t translate_config_word(void)
 {

@@ -32,6 +32,7 @@
 #include "user/mm.h"
 #include "user/options.h"
 #include "user/path.h"
+#include "user/target.h"
 
 static int    proc_argc;
 static char **proc_argv;
@@ -273,7 +274,7 @@ bool procfs_open(const char *path, int flags, int64_t *ret)
 {
     const char *leaf = self_leaf(path);
     if (leaf && strcmp(leaf, "exe") == 0 && opt.exe_path) {
-        *ret = path_open(opt.exe_path, flags & ~(O_CREAT | O_TRUNC | O_ACCMODE | O_CLOEXEC));
+        *ret = path_open(opt.exe_path, flags & ~(O_CREAT | O_TRUNC | TARGET_O_ACCMODE | O_CLOEXEC));
         if (*ret >= 0 && !(flags & O_CLOEXEC))
             fcntl((int)*ret, F_SETFD, 0);
         return true;
@@ -281,7 +282,7 @@ bool procfs_open(const char *path, int flags, int64_t *ret)
     FillFn fill = fill_for(path);
     if (!fill)
         return false;
-    if ((flags & O_ACCMODE) != O_RDONLY) {
+    if ((flags & TARGET_O_ACCMODE) != O_RDONLY) {
         *ret = -EACCES;
         return true;
     }

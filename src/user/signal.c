@@ -643,13 +643,28 @@ static const char *si_code_name(int code)
     }
 }
 
+const char *signal_abbrev(int sig)
+{
+    static const char *const abbrev[32] = {
+        [SIGHUP] = "HUP", [SIGINT] = "INT", [SIGQUIT] = "QUIT", [SIGILL] = "ILL",
+        [SIGTRAP] = "TRAP", [SIGABRT] = "ABRT", [SIGBUS] = "BUS", [SIGFPE] = "FPE",
+        [SIGKILL] = "KILL", [SIGUSR1] = "USR1", [SIGSEGV] = "SEGV", [SIGUSR2] = "USR2",
+        [SIGPIPE] = "PIPE", [SIGALRM] = "ALRM", [SIGTERM] = "TERM", [SIGSTKFLT] = "STKFLT",
+        [SIGCHLD] = "CHLD", [SIGCONT] = "CONT", [SIGSTOP] = "STOP", [SIGTSTP] = "TSTP",
+        [SIGTTIN] = "TTIN", [SIGTTOU] = "TTOU", [SIGURG] = "URG", [SIGXCPU] = "XCPU",
+        [SIGXFSZ] = "XFSZ", [SIGVTALRM] = "VTALRM", [SIGPROF] = "PROF", [SIGWINCH] = "WINCH",
+        [SIGIO] = "IO", [SIGPWR] = "PWR", [SIGSYS] = "SYS",
+    };
+    return sig > 0 && sig < 32 ? abbrev[sig] : NULL;
+}
+
 /* -strace: "--- SIGSEGV {si_signo=SIGSEGV, si_code=1, si_addr=0x...} ---" as qemu. */
 static void strace_signal(int sig, const siginfo_t *si)
 {
     if (!(opt.strace || (log_mask & LOG_STRACE)))
         return;
     FILE *f = log_file ? log_file : stderr;
-    const char *abbr = sig < 32 ? sigabbrev_np(sig) : NULL;
+    const char *abbr = signal_abbrev(sig);
     char name[16];
     if (abbr)
         snprintf(name, sizeof name, "SIG%s", abbr);
@@ -681,7 +696,7 @@ static _Noreturn void die_of(int sig)
 /* A synchronous signal nobody can take: say where, then die of it. */
 static _Noreturn void die_sync(const CPUState *cpu, int sig, uint64_t addr)
 {
-    const char *abbr = sigabbrev_np(sig);
+    const char *abbr = signal_abbrev(sig);
     fprintf(stderr, "xlat: guest SIG%s at pc 0x%llx", abbr ? abbr : "?",
             (unsigned long long)cpu->pc);
     if (sig == SIGSEGV || sig == SIGBUS)

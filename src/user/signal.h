@@ -207,6 +207,10 @@ int64_t signal_sigreturn(CPUState *cpu);
 /* Raise synchronous sig at the next signal_process_pending (from a syscall). */
 void signal_force(int sig);
 
+/* "SEGV" for SIGSEGV: the abbreviation of a standard signal (1-31), else
+ * NULL (glibc's sigabbrev_np, which not every libc has). */
+const char *signal_abbrev(int sig);
+
 /* -- Blocking host system calls --------------------------------------------- */
 
 /*

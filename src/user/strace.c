@@ -19,6 +19,7 @@
 
 #include "user/mm.h"
 #include "user/options.h"
+#include "user/signal.h"
 
 typedef struct FlagName {
     uint64_t value;
@@ -167,8 +168,8 @@ static void print_timespec(uint64_t ga)
 static void print_open_flags(uint64_t v)
 {
     static const char *const acc[4] = { "O_RDONLY", "O_WRONLY", "O_RDWR", "3" };
-    fputs(acc[v & O_ACCMODE], out());
-    v &= ~(uint64_t)O_ACCMODE;
+    fputs(acc[v & TARGET_O_ACCMODE], out());
+    v &= ~(uint64_t)TARGET_O_ACCMODE;
     if (v) {
         fputc('|', out());
         print_flags(open_flags, v);
@@ -178,7 +179,7 @@ static void print_open_flags(uint64_t v)
 static void print_signal(uint64_t v)
 {
     int sig = (int)v;
-    const char *name = sig > 0 && sig < 32 ? sigabbrev_np(sig) : NULL;
+    const char *name = signal_abbrev(sig);
     if (name)
         fprintf(out(), "SIG%s", name);
     else

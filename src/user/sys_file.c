@@ -437,10 +437,12 @@ int64_t sys_newfstatat(CPUState *cpu, const uint64_t *a)
 
 static int64_t do_statx(int dirfd, const char *path, int flags, unsigned mask, uint64_t buf)
 {
-    struct statx sx;
-    if (statx(dirfd, path, flags, mask, &sx) < 0)
+    /* The kernel's struct statx, 256 bytes with the same layout on both
+     * (not every libc has it or a statx wrapper). */
+    uint64_t sx[TARGET_STATX_SIZE / 8];
+    if (syscall(SYS_statx, dirfd, path, flags, mask, sx) < 0)
         return -errno;
-    return copy_to_guest(buf, &sx, sizeof sx);   /* same layout on both */
+    return copy_to_guest(buf, sx, sizeof sx);
 }
 
 int64_t sys_statx(CPUState *cpu, const uint64_t *a)

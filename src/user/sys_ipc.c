@@ -35,6 +35,11 @@
 
 /* -- Layouts that pass through (checked against the host's glibc structs) -- */
 
+/* The calls below are the kernel's, with the target's structs; glibc's
+ * structs are the x86-64 kernel's, so they check that the two agree
+ * (musl names and sizes some fields its own way). */
+#ifdef __GLIBC__
+
 #define SAME_FIELD(ts, tf, hs, hf) \
     static_assert(offsetof(struct ts, tf) == offsetof(struct hs, hf) && \
                   sizeof(((struct ts *)0)->tf) == sizeof(((struct hs *)0)->hf), #ts "." #tf)
@@ -72,6 +77,7 @@ static_assert(sizeof(struct shm_info) == TARGET_SHM_INFO_SIZE, "shm_info");
 static_assert(sizeof(struct seminfo) == TARGET_SEMINFO_SIZE, "seminfo");
 static_assert(sizeof(struct msginfo) == TARGET_MSGINFO_SIZE, "msginfo");
 static_assert(sizeof(struct sembuf) == 6, "sembuf");
+#endif
 
 /* x86-64's own semid64_ds (arch/x86/include/uapi/asm/sembuf.h). */
 struct host_semid64_ds {
@@ -83,10 +89,12 @@ struct host_semid64_ds {
     uint64_t sem_nsems;
     uint64_t __unused3, __unused4;
 };
+#ifdef __GLIBC__
 SAME_FIELD(host_semid64_ds, sem_otime, semid_ds, sem_otime);
 SAME_FIELD(host_semid64_ds, sem_ctime, semid_ds, sem_ctime);
 SAME_FIELD(host_semid64_ds, sem_nsems, semid_ds, sem_nsems);
 static_assert(sizeof(struct semid_ds) == sizeof(struct host_semid64_ds), "semid_ds");
+#endif
 
 #define CTL_BUF 256
 static_assert(sizeof(struct target_shmid64_ds) <= CTL_BUF && sizeof(struct target_msqid64_ds) <= CTL_BUF &&

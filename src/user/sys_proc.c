@@ -14,7 +14,6 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <sys/sysinfo.h>
 #include <sys/time.h>
 #include <sys/times.h>
 #include <sys/utsname.h>
@@ -134,9 +133,9 @@ int64_t sys_uname(CPUState *cpu, const uint64_t *a)
 
 int64_t sys_sysinfo(CPUState *cpu, const uint64_t *a)
 {
-    struct sysinfo si;
+    struct target_sysinfo si;   /* a libc's struct may be longer (musl's is) */
     (void)cpu;
-    if (sysinfo(&si) < 0)
+    if (syscall(SYS_sysinfo, &si) < 0)
         return -errno;
     return copy_to_guest(a[0], &si, sizeof si);
 }
@@ -185,11 +184,11 @@ int64_t sys_setrlimit(CPUState *cpu, const uint64_t *a)
 
 int64_t sys_getrusage(CPUState *cpu, const uint64_t *a)
 {
-    struct rusage ru;
+    struct target_rusage ru;
     (void)cpu;
-    if (getrusage((int)a[0], &ru) < 0)
+    if (syscall(SYS_getrusage, (int)a[0], &ru) < 0)
         return -errno;
-    return copy_to_guest(a[1], &ru, sizeof ru);   /* same layout */
+    return copy_to_guest(a[1], &ru, sizeof ru);
 }
 
 

@@ -22,7 +22,6 @@
 #include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/sysinfo.h>
 #include <sys/time.h>
 #include <sys/times.h>
 #include <sys/uio.h>
@@ -121,15 +120,35 @@ static_assert(sizeof(struct rlimit) == 16, "rlimit");
 static_assert(sizeof(struct utsname) == 6 * 65, "utsname");
 static_assert(sizeof(struct winsize) == 8, "winsize");
 static_assert(sizeof(struct tms) == 32, "tms");
-static_assert(sizeof(struct sysinfo) == 112, "sysinfo");
 static_assert(sizeof(struct flock) == 32, "flock");
 static_assert(sizeof(struct iovec) == sizeof(struct target_iovec), "iovec");
+
+/* The kernel's struct sysinfo on a 64-bit machine (a libc's may be longer). */
+struct target_sysinfo {
+    int64_t uptime;
+    uint64_t loads[3];
+    uint64_t totalram, freeram, sharedram, bufferram, totalswap, freeswap;
+    uint16_t procs, pad;
+    uint32_t pad2;
+    uint64_t totalhigh, freehigh;
+    uint32_t mem_unit, pad3;
+};
+static_assert(sizeof(struct target_sysinfo) == 112, "sysinfo");
+
+/* The kernel's struct rusage (musl's has 16 more longs reserved). */
+struct target_rusage {
+    struct { int64_t sec, usec; } utime, stime;
+    int64_t counts[14];     /* maxrss ... nivcsw */
+};
+static_assert(sizeof(struct target_rusage) == 144, "rusage");
+
+#define TARGET_STATX_SIZE 256   /* struct statx (include/uapi/linux/stat.h) */
 
 /* Kernel termios for TCGETS/TCSETS: 4 x u32 flags, c_line, c_cc[19]. */
 #define TARGET_KTERMIOS_SIZE 36
 
 /* asm-generic O_* values (octal), which x86-64 shares. */
-static_assert(O_ACCMODE == 03 && O_CREAT == 0100 && O_EXCL == 0200 && O_NOCTTY == 0400, "O_*");
+static_assert(O_CREAT == 0100 && O_EXCL == 0200 && O_NOCTTY == 0400, "O_*");
 static_assert(O_TRUNC == 01000 && O_APPEND == 02000 && O_NONBLOCK == 04000, "O_*");
 static_assert(O_DSYNC == 010000 && O_DIRECTORY == 0200000 && O_NOFOLLOW == 0400000, "O_*");
 static_assert(O_CLOEXEC == 02000000 && O_SYNC == 04010000, "O_*");
@@ -137,6 +156,7 @@ static_assert(O_CLOEXEC == 02000000 && O_SYNC == 04010000, "O_*");
 static_assert(O_DIRECT == 040000 && O_NOATIME == 01000000 && O_PATH == 010000000, "O_*");
 #endif
 #define TARGET_O_LARGEFILE 0100000
+#define TARGET_O_ACCMODE 03          /* the kernel's (musl's O_ACCMODE has O_PATH too) */
 
 /* Signal numbers and errno values are the asm-generic ones on both. */
 static_assert(SIGBUS == 7 && SIGUSR1 == 10 && SIGSEGV == 11 && SIGCHLD == 17 &&

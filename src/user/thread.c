@@ -528,7 +528,7 @@ int64_t sys_futex(CPUState *cpu, const uint64_t *a)
 int64_t sys_wait4(CPUState *cpu, const uint64_t *a)
 {
     int status;
-    struct rusage ru;
+    struct target_rusage ru;
     (void)cpu;
     long r = safe_syscall(SYS_wait4, (long)(pid_t)a[0], a[1] ? &status : NULL, (long)(int)a[2],
                           a[3] ? &ru : NULL);
@@ -536,7 +536,7 @@ int64_t sys_wait4(CPUState *cpu, const uint64_t *a)
         return r;
     if (r > 0 && a[1] && copy_to_guest(a[1], &status, sizeof status))
         return -EFAULT;
-    if (r > 0 && a[3] && copy_to_guest(a[3], &ru, sizeof ru))   /* same layout */
+    if (r > 0 && a[3] && copy_to_guest(a[3], &ru, sizeof ru))
         return -EFAULT;
     return r;
 }
@@ -549,7 +549,7 @@ int64_t sys_wait4(CPUState *cpu, const uint64_t *a)
 int64_t sys_waitid(CPUState *cpu, const uint64_t *a)
 {
     siginfo_t si;
-    struct rusage ru;
+    struct target_rusage ru;
     (void)cpu;
     memset(&si, 0, sizeof si);
     long r = safe_syscall(SYS_waitid, (long)(int)a[0], (long)(pid_t)a[1], a[2] ? &si : NULL,

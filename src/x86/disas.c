@@ -4,16 +4,17 @@
  *
  * Capstone is loaded with dlopen the first time it is needed: linking it
  * would make every start of xlat (every guest execve) pay the dynamic
- * relocation of a large library that almost no run uses. The static build
- * (make static, -DXLAT_CAPSTONE_STATIC) cannot dlopen, so it links
- * libcapstone.a and points the same table at it.
+ * relocation of a large library that almost no run uses. A static build
+ * cannot dlopen: with glibc (-DXLAT_CAPSTONE_STATIC) it links
+ * libcapstone.a and points the same table at it; with musl it goes
+ * without (see the Makefile).
  */
 #include "x86/disas.h"
 
 #include <capstone/capstone.h>
 #include <pthread.h>
 #include <stdbool.h>
-#ifndef XLAT_CAPSTONE_STATIC
+#if !defined XLAT_CAPSTONE_STATIC && !defined XLAT_CAPSTONE_NONE
 #include <dlfcn.h>
 #endif
 
@@ -35,10 +36,18 @@ static void cs_load(void)
     cs.close = cs_close;
     cs.open = cs_open;
 }
+#elif defined XLAT_CAPSTONE_NONE
+static void cs_load(void) {}
+#define NO_CAPSTONE "this static build has none; the dynamic xlat has"
 #else
 static void cs_load(void)
 {
-    static const char *const names[] = { "libcapstone.so.4", "libcapstone.so.5", "libcapstone.so" };
+    static const char *const names[] = {
+        "libcapstone.so.4", "libcapstone.so.5", "libcapstone.so",
+#ifdef XLAT_CAPSTONE_DIR        /* musl's loader does not search the multiarch directory */
+        XLAT_CAPSTONE_DIR "/libcapstone.so.4", XLAT_CAPSTONE_DIR "/libcapstone.so.5",
+#endif
+    };
     void *lib = NULL;
     for (size_t i = 0; !lib && i < sizeof names / sizeof names[0]; i++)
         lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
@@ -52,6 +61,10 @@ static void cs_load(void)
     if (cs.malloc && cs.disasm_iter && cs.free && cs.close)
         cs.open = (cs_err (*)(cs_arch, cs_mode, csh *))dlsym(lib, "cs_open");
 }
+#endif
+
+#ifndef NO_CAPSTONE
+#define NO_CAPSTONE "libcapstone not found; apt-get install libcapstone4"
 #endif
 
 static void print_bytes(FILE *f, const uint8_t *p, size_t n)
@@ -68,7 +81,7 @@ void host_disas(FILE *f, const void *code, size_t size, uint64_t addr)
     csh h;
     pthread_once(&cs_once, cs_load);
     if (!cs.open || cs.open(CS_ARCH_X86, CS_MODE_64, &h) != CS_ERR_OK) {
-        fprintf(f, "  (no host disassembly: libcapstone not found; apt-get install libcapstone4)\n");
+        fprintf(f, "  (no host disassembly: %s)\n", NO_CAPSTONE);
         return;
     }
     const uint8_t *p = code;

@@ -2,6 +2,8 @@
  * Process attribute calls: prctl, resource limits and usage, credentials,
  * priorities, personality, capabilities, memory locking and residency,
  * system information. Prints only what is deterministic on one host.
+ * Calls that fill a structure write exactly the kernel's size of it (a host
+ * libc's may be longer: musl's rusage is 272 bytes, the kernel's 144).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -17,6 +19,8 @@
 #include <sys/syscall.h>
 #include <sys/sysinfo.h>
 #include <sys/times.h>
+#include <sys/wait.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -125,6 +129,46 @@ static void test_memory(void)
     munmap(m, 3 * pg);
 }
 
+/* Does the call fill at most `size` bytes of buf? (A canary follows them.) */
+#define CANARY 64
+static unsigned char sized_buf[512 + CANARY];
+
+static unsigned char *sized_begin(void)
+{
+    memset(sized_buf, 0xa5, sizeof sized_buf);
+    return sized_buf;
+}
+
+static void sized_end(const char *what, size_t size)
+{
+    int intact = 1;
+    for (size_t i = size; i < size + CANARY; i++)
+        intact &= sized_buf[i] == 0xa5;
+    printf("%s fills %zu bytes at most: %s\n", what, size, intact ? "yes" : "NO");
+}
+
+static void test_exact_sizes(void)
+{
+    check("getrusage sized", syscall(SYS_getrusage, RUSAGE_SELF, sized_begin()));
+    sized_end("getrusage", 144);
+    check("sysinfo sized", syscall(SYS_sysinfo, sized_begin()));
+    sized_end("sysinfo", 112);
+    check("statx sized", syscall(SYS_statx, AT_FDCWD, "/", 0, 0x7ff, sized_begin()));
+    sized_end("statx", 256);
+    pid_t pid = fork();
+    if (pid == 0)
+        _exit(3);
+    int st = 0;
+    check("wait4 sized", syscall(SYS_wait4, pid, &st, 0, sized_begin()) == pid);
+    sized_end("wait4 rusage", 144);
+    pid = fork();
+    if (pid == 0)
+        _exit(4);
+    siginfo_t si;
+    check("waitid sized", syscall(SYS_waitid, P_PID, pid, &si, WEXITED, sized_begin()));
+    sized_end("waitid rusage", 144);
+}
+
 int main(void)
 {
     test_prctl();
@@ -132,5 +176,6 @@ int main(void)
     test_creds();
     test_sched();
     test_memory();
+    test_exact_sizes();
     return 0;
 }

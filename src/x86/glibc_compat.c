@@ -1,0 +1,53 @@
+/*
+ * The glibc entry points Debian's libcapstone calls beyond standard C, for
+ * a musl build of xlat that dlopens it (src/x86/disas.c; the Makefile
+ * exports these). libcapstone.so names libc.so.6 as needed, which musl's
+ * loader takes for itself; every other function it uses is standard C.
+ * Built with glibc, this file is empty.
+ */
+#ifndef __GLIBC__
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const int32_t **__ctype_tolower_loc(void);
+int __sprintf_chk(char *s, int flag, size_t slen, const char *fmt, ...);
+char *__strcpy_chk(char *dst, const char *src, size_t dstlen);
+
+/* <ctype.h>'s tolower as glibc's table: indexed by any char or EOF, -128..255. */
+const int32_t **__ctype_tolower_loc(void)
+{
+    static int32_t table[384];
+    static const int32_t *at;
+    if (!at) {
+        for (int c = -128; c < 256; c++)
+            table[c + 128] = c >= 0 ? tolower(c) : c;
+        at = table + 128;
+    }
+    return &at;
+}
+
+/* The _FORTIFY_SOURCE checks: an overflow aborts, as glibc's do. */
+int __sprintf_chk(char *s, int flag, size_t slen, const char *fmt, ...)
+{
+    (void)flag;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(s, slen, fmt, ap);
+    va_end(ap);
+    if (n < 0 || (size_t)n >= slen)
+        abort();
+    return n;
+}
+
+char *__strcpy_chk(char *dst, const char *src, size_t dstlen)
+{
+    size_t n = strlen(src);
+    if (n >= dstlen)
+        abort();
+    return memcpy(dst, src, n + 1);
+}
+#endif
