@@ -91,7 +91,7 @@ MUSL_DIR  := $(BUILD)/musl
 MUSL_INC  := $(MUSL_DIR)/include
 MUSL_LIB  := $(shell sed -n 's|.*-specs "\(.*/\)musl-gcc.specs".*|\1|p' $(MUSL_GCC))
 MUSL_OBJS := $(CORE_SRCS:%.c=$(MUSL_DIR)/%.o) $(USER_SRCS:%.c=$(MUSL_DIR)/%.o)
-MUSL_CFLAGS := $(filter-out -fsanitize% -fno-sanitize%,$(CFLAGS)) -fPIE -isystem $(MUSL_INC) \
+MUSL_CFLAGS := $(filter-out -fsanitize% -fno-sanitize%,$(CFLAGS)) -fPIE -DXLAT_MUSL -isystem $(MUSL_INC) \
                -DXLAT_CAPSTONE_DIR='"/usr/lib/$(shell $(CC) -print-multiarch)"'
 CAPSTONE_SYMS := __ctype_tolower_loc __sprintf_chk __strcpy_chk
 HOST_ARCH_INC := /usr/include/$(shell $(CC) -print-multiarch)

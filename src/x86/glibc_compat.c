@@ -3,9 +3,9 @@
  * a musl build of xlat that dlopens it (src/x86/disas.c; the Makefile
  * exports these). libcapstone.so names libc.so.6 as needed, which musl's
  * loader takes for itself; every other function it uses is standard C.
- * Built with glibc, this file is empty.
+ * Built with glibc, this file is empty (-DXLAT_MUSL: the Makefile).
  */
-#ifndef __GLIBC__
+#ifdef XLAT_MUSL               /* the Makefile's musl objects */
 #include <ctype.h>
 #include <stdarg.h>
 #include <stdint.h>

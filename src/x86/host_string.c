@@ -8,9 +8,9 @@
  * (so any overlap is safe), 16 at a time up to 256, then `rep movsb`
  * (fast on every x86-64 since Ivy Bridge, ERMS). Both are defined so that
  * a static link takes neither from musl's memcpy.o (its memmove calls into
- * it). Built with glibc, this file is empty.
+ * it). Built with glibc, this file is empty (-DXLAT_MUSL: the Makefile).
  */
-#ifndef __GLIBC__
+#ifdef XLAT_MUSL               /* the Makefile's musl objects */
 #include <stddef.h>
 #include <stdint.h>
 
