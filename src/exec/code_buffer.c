@@ -52,6 +52,16 @@ void *map_noreserve(size_t size)
     return p;
 }
 
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23          /* Linux 5.14; older kernels say EINVAL: no harm */
+#endif
+
+void prefault(void *p, size_t len)
+{
+    uintptr_t a = (uintptr_t)p & ~(uintptr_t)4095, e = ((uintptr_t)p + len + 4095) & ~(uintptr_t)4095;
+    madvise((void *)a, e - a, MADV_POPULATE_WRITE);
+}
+
 uint16_t *tb_pcmap_alloc(unsigned n, uint32_t *index)
 {
     *index = (uint32_t)pcmap_used;
@@ -102,9 +112,6 @@ static int *owners_alloc(void)
     return p;
 }
 
-#ifndef MADV_POPULATE_WRITE
-#define MADV_POPULATE_WRITE 23          /* Linux 5.14; older kernels say EINVAL: no harm */
-#endif
 #define CODE_PREFAULT (64u << 10)
 
 void code_buffer_init(void)
@@ -118,8 +125,8 @@ void code_buffer_init(void)
     /* The first pages every process writes code to, in one call rather
      * than a fault each (a short process writes about 20 KiB of hot and
      * 30 KiB of cold code; a fault costs microseconds in a VM). */
-    madvise(code_rw, CODE_PREFAULT, MADV_POPULATE_WRITE);
-    madvise(code_rw + HOT_END, CODE_PREFAULT, MADV_POPULATE_WRITE);
+    prefault(code_rw, CODE_PREFAULT);
+    prefault(code_rw + HOT_END, CODE_PREFAULT);
 }
 
 /* Copy [from, to) of the code buffer into fd at the same offset. */

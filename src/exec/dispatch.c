@@ -78,6 +78,12 @@ bool tb_key_of(const CPUState *cpu, uint64_t pc, TBKey *key)
 static uint64_t seen_pc[1u << SEEN_BITS];      /* 0: free */
 static uint8_t seen_runs[1u << SEEN_BITS];
 
+void dispatch_init(void)
+{
+    prefault(seen_pc, sizeof seen_pc);      /* a process start touches every page */
+    prefault(seen_runs, sizeof seen_runs);
+}
+
 /* With tb_lock held: is this a run of pc to interpret? (Counts it.) */
 static bool interp_run_of(uint64_t pc, unsigned df)
 {

@@ -58,6 +58,7 @@ void exec_init(void)
     code_buffer_init();
     interp_small_cache();
     tb_cache_init();
+    dispatch_init();
     jump_cache_init();
     if (tune.fork_warm)
         warm_init();

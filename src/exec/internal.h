@@ -137,6 +137,7 @@ void warm_record(uint64_t pc);          /* tb_lock held */
 void warm_record_edge(uint64_t src, int n, uint64_t dst);
 
 /* -- dispatch.c -- */
+void dispatch_init(void);
 enum { DF_CHAIN = 1, DF_TRACE = 2, DF_XPAGE = 4 };
 extern unsigned dflags_cached;
 unsigned dflags_compute(void);

@@ -195,6 +195,8 @@ static JCEntry *jc_alloc(void)
         perror("xlat: jump cache");
         exit(1);
     }
+    size_t start = sizeof(JCEntry) << JC_BITS_START;
+    prefault(jc, start < jc_bytes() ? start : jc_bytes());     /* the part a new set uses */
     jc[0].pc = 1;
     return jc;
 }

@@ -53,6 +53,8 @@ void tb_cache_init(void)
 {
     tbs = map_noreserve(MAX_TBS * sizeof(TB));
     tb_hash = map_noreserve(sizeof *tb_hash << HASH_BITS_MAX);
+    prefault(tb_hash, sizeof *tb_hash << HASH_BITS_MIN);
+    prefault(page_hash, sizeof page_hash);
 }
 
 /* -- Hash table and page lists (tb_lock held) ------------------------------------------- */

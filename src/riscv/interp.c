@@ -52,6 +52,7 @@
 #include <sys/mman.h>
 #include <time.h>
 
+#include "exec/exec.h"         /* prefault */
 
 #define likely(x)   __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)
@@ -104,6 +105,7 @@ static __attribute__((noinline)) DCacheEntry *dcache_map(CPUState *cpu)
         perror("xlat: interpreter cache");
         exit(1);
     }
+    prefault(p, (dcache_mask + 1) * sizeof(DCacheEntry));     /* the part in use */
     return cpu->dcache = p;
 }
 
