@@ -5,11 +5,11 @@
  * directories, a vfork child's channel to its parent). The guest must not be
  * able to close, replace or inherit them, and must not see its own
  * descriptor numbers shift because of them. own_fd_take() moves a descriptor
- * to the top of the descriptor table (just below RLIMIT_NOFILE's soft limit,
- * where the kernel's lowest-free allocation does not reach for a long time),
- * makes it close-on-exec and records it. The guest's close, close_range and
- * dup2/dup3 then treat a recorded number as if it were beyond the limit
- * (EBADF), as a chroot'ed program would see it.
+ * high up (just below RLIMIT_NOFILE's soft limit, or 1024 if that is
+ * higher: own_fd.c says why), where the kernel's lowest-free allocation
+ * does not reach for a long time, makes it close-on-exec and records it.
+ * The guest's close, close_range and dup2/dup3 then treat a recorded
+ * number as if it were beyond the limit (EBADF).
  */
 #ifndef XLAT_USER_OWN_FD_H
 #define XLAT_USER_OWN_FD_H
