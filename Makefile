@@ -91,16 +91,16 @@ MUSL_DIR  := $(BUILD)/musl
 MUSL_INC  := $(MUSL_DIR)/include
 MUSL_LIB  := $(shell sed -n 's|.*-specs "\(.*/\)musl-gcc.specs".*|\1|p' $(MUSL_GCC))
 MUSL_OBJS := $(CORE_SRCS:%.c=$(MUSL_DIR)/%.o) $(USER_SRCS:%.c=$(MUSL_DIR)/%.o)
+MULTIARCH := $(shell $(CC) -print-multiarch)
 MUSL_CFLAGS := $(filter-out -fsanitize% -fno-sanitize%,$(CFLAGS)) -fPIE -DXLAT_MUSL -isystem $(MUSL_INC) \
-               -DXLAT_CAPSTONE_DIR='"/usr/lib/$(shell $(CC) -print-multiarch)"'
+               -DXLAT_CAPSTONE_DIR='"/usr/lib/$(MULTIARCH)"'
 CAPSTONE_SYMS := __ctype_tolower_loc __sprintf_chk __strcpy_chk
-HOST_ARCH_INC := /usr/include/$(shell $(CC) -print-multiarch)
 
 $(MUSL_INC)/.done:
 	@mkdir -p $(MUSL_INC)
 	ln -sfn /usr/include/linux $(MUSL_INC)/linux
 	ln -sfn /usr/include/asm-generic $(MUSL_INC)/asm-generic
-	ln -sfn $(HOST_ARCH_INC)/asm $(MUSL_INC)/asm
+	ln -sfn /usr/include/$(MULTIARCH)/asm $(MUSL_INC)/asm
 	ln -sfn /usr/include/capstone $(MUSL_INC)/capstone
 	@touch $@
 

@@ -7,6 +7,7 @@
  */
 #ifdef XLAT_MUSL               /* the Makefile's musl objects */
 #include <ctype.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -17,17 +18,22 @@ const int32_t **__ctype_tolower_loc(void);
 int __sprintf_chk(char *s, int flag, size_t slen, const char *fmt, ...);
 char *__strcpy_chk(char *dst, const char *src, size_t dstlen);
 
-/* <ctype.h>'s tolower as glibc's table: indexed by any char or EOF, -128..255. */
+/* <ctype.h>'s tolower as glibc's table: indexed by any char or EOF, -128..255
+ * (filled once: disassembling threads may ask at the same time). */
+static int32_t lower_table[384];
+static const int32_t *lower_at = lower_table + 128;
+static pthread_once_t lower_once = PTHREAD_ONCE_INIT;
+
+static void lower_fill(void)
+{
+    for (int c = -128; c < 256; c++)
+        lower_table[c + 128] = c >= 0 ? tolower(c) : c;
+}
+
 const int32_t **__ctype_tolower_loc(void)
 {
-    static int32_t table[384];
-    static const int32_t *at;
-    if (!at) {
-        for (int c = -128; c < 256; c++)
-            table[c + 128] = c >= 0 ? tolower(c) : c;
-        at = table + 128;
-    }
-    return &at;
+    pthread_once(&lower_once, lower_fill);
+    return &lower_at;
 }
 
 /* The _FORTIFY_SOURCE checks: an overflow aborts, as glibc's do. */
