@@ -10,6 +10,7 @@ BUILD=$(cd "${1:-build}" && pwd)
 XLAT=$BUILD/xlat
 GUEST_CC=${GUEST_CC:-riscv64-linux-gnu-gcc}
 OUT=$BUILD/hazard
+source "$REPO/tests/lib.sh"
 mkdir -p "$OUT"
 fail=0
 for src in "$REPO"/tests/hazard/*.c; do
@@ -22,13 +23,19 @@ for src in "$REPO"/tests/hazard/*.c; do
     for engine in jit interp; do
         flags=()
         [[ $engine == interp ]] && flags=(--interp)
+        # Output to a file, not through a pipe: a process that outlived
+        # the timeout would keep a pipe open and hang this script.
         rc=0
-        out=$(cd "$OUT" && timeout -k 5 60 "$XLAT" "${flags[@]}" "$elf" 2>&1) || rc=$?
-        if [[ $rc -ne 0 ]] || ! grep -q "ALL OK" <<<"$out"; then
+        (cd "$OUT" && timeout -k 5 60 "$XLAT" "${flags[@]}" "$elf" >"$OUT/$name.out" 2>&1) || rc=$?
+        out=$(cat "$OUT/$name.out")
+        left=$(reap_survivors "$OUT/$name.out")
+        if [[ $rc -ne 0 || -n $left ]] || ! grep -q "ALL OK" <<<"$out"; then
             note=""
             [[ $rc -eq 124 ]] && note=" (timed out: a deadlock?)"
+            [[ -n $left ]] && note+=" (processes outlived it)"
             echo "FAIL $name ($engine): status $rc$note"
             head -n 20 <<<"$out"
+            [[ -n $left ]] && echo "$left"
             fail=1
         else
             echo "ok   $name ($engine): $(head -n 1 <<<"$out")"

@@ -16,6 +16,32 @@ run_capture() {
     echo "$rc"
 }
 
+# reap_survivors FILE: processes that still hold FILE (the output file of
+# a run that ended: its timeout kills only its own process group, and one
+# stuck in the kernel survives even SIGKILL): print each with its threads'
+# states, kernel wait channels and stacks, then kill them.
+holders_of() {
+    local fd
+    for fd in /proc/[0-9]*/fd/*; do
+        [[ $(readlink "$fd" 2>/dev/null) == "$1" ]] && { fd=${fd#/proc/}; echo "${fd%%/*}"; }
+    done | sort -u
+}
+reap_survivors() {
+    local pids pid t
+    pids=$(holders_of "$1")
+    [[ -n $pids ]] || return 0
+    sleep 1                                  # one that was just exiting
+    pids=$(holders_of "$1")
+    for pid in $pids; do
+        echo "    left behind: $(ps -o pid=,ppid=,pgid=,stat=,wchan:32=,args= -p "$pid")"
+        for t in /proc/"$pid"/task/*; do
+            echo "      thread ${t##*/}: $(cut -d' ' -f3 "$t/stat" 2>/dev/null) $(cat "$t/wchan" 2>/dev/null)"
+            sed 's/^/        /' "$t/stack" 2>/dev/null | head -n 12
+        done
+        kill -9 "$pid" 2>/dev/null
+    done
+}
+
 # describe_status RC: a human reading of an exit status.
 describe_status() {
     local rc=$1
