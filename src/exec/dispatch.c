@@ -154,7 +154,7 @@ static int find_tb(CPUState *cpu, uint64_t pc, TB **out, unsigned df)
         *out = tb;
         return TR_OK;
     }
-    if (!tb && pcache_on) {
+    if (!tb && pcache_on && !pcache_surely_none(pc)) {
         /* A block an earlier process translated: no first runs for it. */
         pthread_mutex_unlock(&tb_lock);
         if (tb_from_pcache(&key, &tb)) {

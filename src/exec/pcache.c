@@ -333,11 +333,43 @@ static const char *unfit(const Rec *r, uint64_t pc, const PcacheOrigin *o, uint6
     return NULL;
 }
 
+/*
+ * A miss without locks. The first runs of the blocks no earlier process
+ * kept (a thousand in /usr/bin/true) each took the code lock for the
+ * lookup and tb_lock again after it. Each thread remembers the last origin
+ * a locked lookup found and the generation of the executable mappings it
+ * was found in (pcache_mappings_changed bumps it, under the mode's lock on
+ * its mappings); within that range, the file's table answers alone (a
+ * module's mapped table never changes). An answer from a range remapped
+ * meanwhile only sends a block to its first runs, or to pcache_lookup,
+ * which asks the mode again.
+ */
+static uint64_t origin_gen = 1;
+static __thread PcacheOrigin last_origin;
+static __thread uint64_t last_gen;          /* 0: none remembered */
+
+void pcache_mappings_changed(void)
+{
+    __atomic_fetch_add(&origin_gen, 1, __ATOMIC_RELEASE);
+}
+
+bool pcache_surely_none(uint64_t pc)
+{
+    if (last_gen != __atomic_load_n(&origin_gen, __ATOMIC_ACQUIRE) || pc < last_origin.lo ||
+        pc >= last_origin.hi)
+        return false;
+    Module *m = &modules[last_origin.module];
+    return pcache_module_state(m) != 1 || !pcache_find(m->ent, m->nent, pc - last_origin.delta);
+}
+
 bool pcache_lookup(uint64_t pc, PcacheHit *hit)
 {
     PcacheOrigin *o = &hit->origin;
+    uint64_t gen = __atomic_load_n(&origin_gen, __ATOMIC_ACQUIRE);    /* the code lock held */
     if (!guest_mem.ops->code_origin(pc, o))
         return false;
+    last_origin = *o;
+    last_gen = gen;
     Module *m = &modules[o->module];
     hit->module = m;
     hit->ent = pcache_module_state(m) == 1 ? pcache_find(m->ent, m->nent, pc - o->delta) : NULL;

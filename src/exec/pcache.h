@@ -57,9 +57,15 @@ typedef struct PcacheHit {
     PcacheOrigin origin;
 } PcacheHit;
 
-/* Is there a kept translation of the code at pc? (The code lock held:
- * the cheap question every miss asks.) */
+/* Is there a kept translation of the code at pc? (The code lock held.) */
 bool pcache_lookup(uint64_t pc, PcacheHit *hit);
+
+/* Surely none at pc? The question every miss asks first, with no lock
+ * (tb_lock may be held): false means "ask pcache_lookup". */
+bool pcache_surely_none(uint64_t pc);
+/* An executable mapping changed (exec_invalidate_range): what
+ * pcache_surely_none remembers is stale. */
+void pcache_mappings_changed(void);
 
 /*
  * Fill tb (pc, phys, flags set) from hit if it fits the code there now,

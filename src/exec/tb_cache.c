@@ -191,7 +191,11 @@ static void invalidate_range(uint64_t start, uint64_t len, bool mapping_changed)
     pthread_mutex_unlock(&tb_lock);
 }
 
-void exec_invalidate_range(uint64_t start, uint64_t len) { invalidate_range(start, len, true); }
+void exec_invalidate_range(uint64_t start, uint64_t len)
+{
+    pcache_mappings_changed();
+    invalidate_range(start, len, true);
+}
 
 void exec_invalidate_code(uint64_t start, uint64_t len) { invalidate_range(start, len, false); }
 
