@@ -187,6 +187,7 @@ static void jc_empty_all(CPUState *cpu)
     set_empty(cpu, cpu->jc_sets->cur);
 }
 
+/* An empty table (entry 0's tag is 1: no pc 0 matches it). */
 static JCEntry *jc_alloc(void)
 {
     JCEntry *jc = mmap(NULL, jc_bytes(), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
@@ -195,8 +196,6 @@ static JCEntry *jc_alloc(void)
         perror("xlat: jump cache");
         exit(1);
     }
-    size_t start = sizeof(JCEntry) << JC_BITS_START;
-    prefault(jc, start < jc_bytes() ? start : jc_bytes());     /* the part a new set uses */
     jc[0].pc = 1;
     return jc;
 }
@@ -205,6 +204,8 @@ static JCEntry *jc_alloc(void)
 static void set_alloc(JcSet *s)
 {
     s->table = jc_alloc();
+    size_t start = sizeof(JCEntry) << JC_BITS_START;
+    prefault(s->table, start < jc_bytes() ? start : jc_bytes());   /* the part a new set uses */
     s->log = malloc(JC_LOG * sizeof *s->log);
     if (!s->log) {
         perror("xlat: jump cache");
@@ -274,6 +275,9 @@ static void jc_select(CPUState *cpu)
         exec_kick(cpu);
 }
 
+/* The poison table is only read (a probe of a kicked vCPU): its pages stay
+ * the zero page, not populated like a set's (a page fault each in every
+ * process for nothing). */
 void jump_cache_init(void)
 {
     jc_poison = jc_alloc();
