@@ -85,6 +85,10 @@ for src in "$REPO"/tests/fuzz/fuzz_*.c; do
                 XLAT_CACHE_DIR=$OUT/pcache-seed "$BUILD/xlat" "$OUT/seed-prog" 2>/dev/null
             done
         cp "$OUT"/pcache-seed/*.xc "$corpus/" 2>/dev/null
+        # and ELF files with a build id, whose identity it also reads.
+        printf 'void _start(void){for(;;);}\n' >"$OUT/seed.c"
+        riscv64-linux-gnu-gcc -nostdlib -static -Os -Wl,--build-id -o "$corpus/seed-elf" "$OUT/seed.c" 2>/dev/null
+        riscv64-linux-gnu-gcc -nostdlib -shared -fPIC -Os -Wl,--build-id -o "$corpus/seed-so" "$OUT/seed.c" 2>/dev/null
     fi
     if [[ $name == fuzz_path ]]; then
         # Seeds: the spellings tests/trust/root_escape.c tries.

@@ -184,6 +184,40 @@ lib "$TMP/libt.so" 4 -Wl,--build-id=none
 got=$(run 0)
 four=$(XLAT_CACHE=0 run 0)
 [[ $got == "value 4 "* && $got == "$four" ]] || bad "no build id, replaced: printed '$got', want '$four'"
+# The build id's note past the first page (xlat reads one page for it, then
+# the whole file): its PT_NOTE moved to a copy at the end of the file. The
+# cache file must still be named by the build id ('b', 0x62), not a hash.
+lib "$TMP/libt.so" 5
+bid=$(python3 - "$TMP/libt.so" <<'PY'
+import struct, sys
+path = sys.argv[1]
+d = bytearray(open(path, "rb").read())
+phoff, = struct.unpack_from("<Q", d, 0x20)
+phentsize, phnum = struct.unpack_from("<HH", d, 0x36)
+for i in range(phnum):
+    at = phoff + i * phentsize
+    ptype, = struct.unpack_from("<I", d, at)
+    off, = struct.unpack_from("<Q", d, at + 8)
+    size, = struct.unpack_from("<Q", d, at + 32)
+    note = bytes(d[off:off + size])
+    k = note.find(b"GNU\0")
+    if ptype == 4 and k >= 12 and struct.unpack_from("<I", note, k - 4)[0] == 3:
+        namesz, descsz = struct.unpack_from("<II", note, k - 12)
+        new = max(len(d), 8192)
+        new += -new % 8
+        d += bytes(new - len(d)) + note
+        struct.pack_into("<Q", d, at + 8, new)
+        open(path, "wb").write(d)
+        print(note[k + 4:k + 4 + descsz].hex())
+        break
+PY
+)
+[[ -n $bid ]] || bad "no PT_NOTE with a build id in the test library"
+rm -rf "$XLAT_CACHE_DIR"
+got=$(run 0)
+[[ $got == "value 5 "* ]] || bad "build id past the first page: printed '$got'"
+ls "$XLAT_CACHE_DIR/62$bid-$(printf %x "$(stat -c %s "$TMP/libt.so")")-"*.xc >/dev/null 2>&1 ||
+    bad "build id past the first page: no cache file named by it ($(ls "$XLAT_CACHE_DIR" | tr '\n' ' '))"
 
 # Off switches, and the settings an exec'd xlat inherits (a guest execve
 # starts xlat again, with the guest's environment, not xlat's).

@@ -39,52 +39,70 @@ uint64_t dir_max = DIR_MAX_DEFAULT;
 
 /* -- Modules ------------------------------------------------------------------------------ */
 
-/* An ELF file's GNU build id, from its program headers' notes. */
-static bool elf_build_id(const uint8_t *d, size_t size, const uint8_t **id, uint32_t *len)
+/*
+ * An ELF file's GNU build id, from its program headers' notes: 1 and the
+ * id (in d), 0 if it has none, or -1 if it may lie beyond the first avail
+ * of the file's size bytes that d holds.
+ */
+static int elf_build_id(const uint8_t *d, size_t avail, size_t size, const uint8_t **id,
+                        uint32_t *len)
 {
-    const Elf64_Ehdr *eh = (const void *)d;
-    if (size < sizeof *eh || memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 ||
-        eh->e_ident[EI_CLASS] != ELFCLASS64 || eh->e_phentsize != sizeof(Elf64_Phdr) ||
-        eh->e_phoff > size || (size - eh->e_phoff) / sizeof(Elf64_Phdr) < eh->e_phnum)
-        return false;
-    const Elf64_Phdr *ph = (const void *)(d + eh->e_phoff);
-    for (unsigned i = 0; i < eh->e_phnum; i++) {
-        if (ph[i].p_type != PT_NOTE || ph[i].p_offset > size || ph[i].p_filesz > size - ph[i].p_offset)
+    Elf64_Ehdr eh;                      /* copied: the file's offsets need not be aligned */
+    if (avail < sizeof eh)
+        return avail < size ? -1 : 0;
+    memcpy(&eh, d, sizeof eh);
+    if (memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+        eh.e_phentsize != sizeof(Elf64_Phdr) || eh.e_phoff > size ||
+        (size - eh.e_phoff) / sizeof(Elf64_Phdr) < eh.e_phnum)
+        return 0;
+    if (eh.e_phoff + eh.e_phnum * sizeof(Elf64_Phdr) > avail)
+        return -1;
+    for (unsigned i = 0; i < eh.e_phnum; i++) {
+        Elf64_Phdr ph;
+        memcpy(&ph, d + eh.e_phoff + i * sizeof ph, sizeof ph);
+        if (ph.p_type != PT_NOTE || ph.p_offset > size || ph.p_filesz > size - ph.p_offset)
             continue;
-        const uint8_t *p = d + ph[i].p_offset, *end = p + ph[i].p_filesz;
+        if (ph.p_offset + ph.p_filesz > avail)
+            return -1;
+        const uint8_t *p = d + ph.p_offset, *end = p + ph.p_filesz;
         while (end - p >= (ptrdiff_t)sizeof(Elf64_Nhdr)) {
-            const Elf64_Nhdr *n = (const void *)p;
-            size_t name = (n->n_namesz + 3) & ~3u, desc = (n->n_descsz + 3) & ~3u;
-            if (name > (size_t)(end - p) - sizeof *n || desc > (size_t)(end - p) - sizeof *n - name)
+            Elf64_Nhdr n;
+            memcpy(&n, p, sizeof n);
+            size_t name = (n.n_namesz + 3) & ~3u, desc = (n.n_descsz + 3) & ~3u;
+            if (name > (size_t)(end - p) - sizeof n || desc > (size_t)(end - p) - sizeof n - name)
                 break;
-            if (n->n_type == NT_GNU_BUILD_ID && n->n_namesz == 4 &&
-                memcmp(p + sizeof *n, "GNU", 4) == 0 && n->n_descsz >= 8 && n->n_descsz <= 31) {
-                *id = p + sizeof *n + name;
-                *len = n->n_descsz;
-                return true;
+            if (n.n_type == NT_GNU_BUILD_ID && n.n_namesz == 4 &&
+                memcmp(p + sizeof n, "GNU", 4) == 0 && n.n_descsz >= 8 && n.n_descsz <= 31) {
+                *id = p + sizeof n + name;
+                *len = n.n_descsz;
+                return 1;
             }
-            p += sizeof *n + name + desc;
+            p += sizeof n + name + desc;
         }
     }
-    return false;
+    return 0;
 }
 
-/* The identity of a file's bytes: 'b' + its build id, or 'h' + a hash of them all. */
-static void identify(const uint8_t *d, size_t size, uint8_t id[32], uint32_t *idlen)
+bool pcache_identify(const uint8_t *d, size_t avail, size_t size, uint8_t id[32],
+                     uint32_t *idlen)
 {
     const uint8_t *bid;
     uint32_t n;
     memset(id, 0, 32);
-    if (elf_build_id(d, size, &bid, &n)) {
+    int found = elf_build_id(d, avail, size, &bid, &n);
+    if (found > 0) {
         id[0] = 'b';
         memcpy(id + 1, bid, n);
         *idlen = n + 1;
-        return;
+        return true;
     }
+    if (found < 0 || avail < size)
+        return false;
     uint64_t h[2] = { hash_bytes(d, size, 1), hash_bytes(d, size, 2) };
     id[0] = 'h';
     memcpy(id + 1, h, sizeof h);
     *idlen = 1 + sizeof h;
+    return true;
 }
 
 static int module_add(const uint8_t id[32], uint32_t idlen, uint64_t size, const struct stat *st,
@@ -129,13 +147,18 @@ int pcache_module_fd(int fd, const char *name)
             r = i;
             goto out;
         }
-    void *d = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-    if (d == MAP_FAILED)
-        goto out;
-    uint8_t id[32];
+    /* The headers and notes are in the first page of a linked file: read
+     * it rather than map the whole file (a map and an unmap each start). */
+    uint8_t id[32], head[4096] __attribute__((aligned(8)));
     uint32_t idlen;
-    identify(d, (size_t)st.st_size, id, &idlen);
-    munmap(d, (size_t)st.st_size);
+    ssize_t got = pread(fd, head, sizeof head, 0);
+    if (got < 0 || !pcache_identify(head, (size_t)got, (size_t)st.st_size, id, &idlen)) {
+        void *d = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+        if (d == MAP_FAILED)
+            goto out;
+        pcache_identify(d, (size_t)st.st_size, (size_t)st.st_size, id, &idlen);
+        munmap(d, (size_t)st.st_size);
+    }
     r = module_add(id, idlen, (uint64_t)st.st_size, &st, name);
 out:
     pthread_mutex_unlock(&module_lock);
@@ -148,7 +171,7 @@ int pcache_module_bytes(const void *data, size_t size, const char *name)
         return -1;
     uint8_t id[32];
     uint32_t idlen;
-    identify(data, size, id, &idlen);
+    pcache_identify(data, size, size, id, &idlen);
     pthread_mutex_lock(&module_lock);
     int r = module_add(id, idlen, size, NULL, name);
     pthread_mutex_unlock(&module_lock);

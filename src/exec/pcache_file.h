@@ -168,6 +168,11 @@ extern int nmodules;
 extern int dir_fd;                      /* the cache directory */
 extern uint64_t build_hash, config_hash, dir_max;
 
+/* The identity of a file of size bytes: 'b' + its ELF build id, or 'h' +
+ * a hash of all its bytes. d holds the first avail of them: false if that
+ * is not enough to say (the build id may lie further, or there is none). */
+bool pcache_identify(const uint8_t *d, size_t avail, size_t size, uint8_t id[32],
+                     uint32_t *idlen);
 /* xlat's own build id, hashed (0: it has none). */
 uint64_t pcache_build_hash(void);
 /* The cache directory at path (made below its first keep bytes if need

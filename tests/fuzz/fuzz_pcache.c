@@ -9,7 +9,9 @@
  * then stop everything malformed: pcache_file_check on the whole file,
  * pcache_record on every entry, and every part of an accepted record
  * (pcache_rec_parts) read within the file. Never a crash, a hang or a
- * read outside the input (ASan).
+ * read outside the input (ASan). The same bytes as a mapped ELF file too:
+ * its identity (build id or hash) from the first page must be the one
+ * from the whole file.
  * Built and run by tests/fuzz.sh (seeded with real cache files).
  */
 #include <stdint.h>
@@ -47,6 +49,21 @@ static unsigned touch(const uint8_t *p, size_t n)
     return s;
 }
 
+/* The input as a mapped file: its identity from a first part alone (xlat
+ * reads a page), when that says, is the one from all of it. */
+static void identity(const uint8_t *p, size_t size)
+{
+    uint8_t whole[32], head[32];
+    uint32_t nwhole, nhead;
+    if (!pcache_identify(p, size, size, whole, &nwhole))
+        abort();                        /* all of the file is always enough */
+    const size_t cuts[] = { 64, 512, size / 2 };
+    for (unsigned i = 0; i < sizeof cuts / sizeof cuts[0]; i++)
+        if (cuts[i] < size && pcache_identify(p, cuts[i], size, head, &nhead) &&
+            (nhead != nwhole || memcmp(head, whole, 32) != 0))
+            abort();
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size == 0 || size > FILE_MAX)
@@ -60,6 +77,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     /* An 8-aligned copy, as a mapped file is, with its hashes right. */
     memcpy(buf, data, size);
+    identity(buf, size);
     fix_sums(buf, size);
     Module m = { 0 };
     if (size >= sizeof(FileHead)) {
