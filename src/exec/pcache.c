@@ -347,6 +347,8 @@ static const char *unfit(const Rec *r, uint64_t pc, const PcacheOrigin *o, uint6
 static uint64_t origin_gen = 1;
 static __thread PcacheOrigin last_origin;
 static __thread uint64_t last_gen;          /* 0: none remembered */
+static __thread uint64_t found_pc;          /* the entry pcache_surely_none found there, */
+static __thread const FileEnt *found_ent;   /* which pcache_lookup takes if the origin holds */
 
 void pcache_mappings_changed(void)
 {
@@ -359,7 +361,11 @@ bool pcache_surely_none(uint64_t pc)
         pc >= last_origin.hi)
         return false;
     Module *m = &modules[last_origin.module];
-    return pcache_module_state(m) != 1 || !pcache_find(m->ent, m->nent, pc - last_origin.delta);
+    if (pcache_module_state(m) != 1)
+        return true;
+    found_ent = pcache_find(m->ent, m->nent, pc - last_origin.delta);
+    found_pc = pc;
+    return !found_ent;
 }
 
 bool pcache_lookup(uint64_t pc, PcacheHit *hit)
@@ -368,11 +374,17 @@ bool pcache_lookup(uint64_t pc, PcacheHit *hit)
     uint64_t gen = __atomic_load_n(&origin_gen, __ATOMIC_ACQUIRE);    /* the code lock held */
     if (!guest_mem.ops->code_origin(pc, o))
         return false;
+    bool same = last_gen && o->module == last_origin.module && o->delta == last_origin.delta;
     last_origin = *o;
     last_gen = gen;
     Module *m = &modules[o->module];
     hit->module = m;
-    hit->ent = pcache_module_state(m) == 1 ? pcache_find(m->ent, m->nent, pc - o->delta) : NULL;
+    if (pcache_module_state(m) != 1)
+        hit->ent = NULL;
+    else if (same && found_pc == pc && found_ent)
+        hit->ent = found_ent;               /* found just before, in the same file at the same place */
+    else
+        hit->ent = pcache_find(m->ent, m->nent, pc - o->delta);
     return hit->ent != NULL;
 }
 
