@@ -281,7 +281,7 @@ system_demo() {
     [[ -n $qsys_abs ]] && echo "  and $QSYS with the same options"
     echo
     # The boots run one after the other, each to poweroff.
-    echo "booting under xlat-system (its interpreter runs the guest: expect about a minute)..."
+    echo "booting under xlat-system..."
     xrc=0
     python3 "$REPO/tests/tools/console.py" --timeout "$XLAT_TIMEOUT" --log "$sd/x.log" \
         --times "$sd/x.times" "$sd/script" -- "$SYS" "${opts[@]}" || xrc=$?
@@ -398,9 +398,8 @@ for label, q, x in zip(labels, qp, xp):
     print(f"{label:<30} {qs:>20} {xs:>12} {ratio:>20}")
 print()
 print("(wall times, one boot each: a demo, not a benchmark -- no repeats, no")
-print(" interleaving, and other load on this machine shows up in them. xlat-system")
-print(" runs the guest with its interpreter today, so it is expected to be slower")
-print(" than QEMU's TCG JIT here; xlat-system's JIT is the next step.)")
+print(" interleaving, and other load on this machine shows up in them; `make")
+print(" bench-system` measures.)")
 sys.exit(1 if bad else 0)
 EOF
 }
