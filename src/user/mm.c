@@ -432,26 +432,65 @@ void mm_set_code_origin(uint64_t start, uint64_t end, int module, uint64_t delta
     pthread_rwlock_unlock(&mm_lock);
 }
 
+/*
+ * The name of the last file mapping described: ld.so maps a library in
+ * three or four calls on one descriptor, and each asked readlink of
+ * /proc/self/fd/N (microseconds in a VM). It holds while the descriptor
+ * names the same file and none was closed or replaced since (mm_fds_closed:
+ * a number reopened on the same file by another of its names gets the
+ * readlink again). With mm_lock held.
+ */
+static struct {
+    int fd;
+    dev_t dev;
+    ino_t ino;
+    uint64_t gen;
+    char *name;
+} last_named = { .fd = -1 };
+static uint64_t fds_closed;
+
+void mm_fds_closed(void)
+{
+    __atomic_fetch_add(&fds_closed, 1, __ATOMIC_RELEASE);
+}
+
+/* The guest's name of the file (--root), else the host's, or NULL. */
+static char *fd_name(int fd)
+{
+    char link[64], path[4096];
+    if (path_fd_name(fd, path, sizeof path) > 0)
+        return xstrdup(path);
+    snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+    ssize_t n = readlink(link, path, sizeof(path) - 1);
+    if (n <= 0)
+        return NULL;
+    path[n] = 0;
+    return xstrdup(path);
+}
+
 /* Name, device and inode of a file mapping, for /proc/self/maps. */
 static void describe_fd(int fd, Vma *v)
 {
     struct stat st;
-    char link[64], path[4096];
-    if (fstat(fd, &st) == 0) {
-        v->dev = st.st_dev;
-        v->ino = st.st_ino;
-    }
-    /* The guest's name of the file (--root), else the host's. */
-    if (path_fd_name(fd, path, sizeof path) > 0) {
-        v->name = xstrdup(path);
+    uint64_t gen = __atomic_load_n(&fds_closed, __ATOMIC_ACQUIRE);
+    if (fstat(fd, &st) != 0) {
+        v->name = fd_name(fd);
         return;
     }
-    snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
-    ssize_t n = readlink(link, path, sizeof(path) - 1);
-    if (n > 0) {
-        path[n] = 0;
-        v->name = xstrdup(path);
+    v->dev = st.st_dev;
+    v->ino = st.st_ino;
+    if (last_named.name && last_named.fd == fd && last_named.gen == gen &&
+        last_named.dev == st.st_dev && last_named.ino == st.st_ino) {
+        v->name = xstrdup(last_named.name);
+        return;
     }
+    v->name = fd_name(fd);
+    free(last_named.name);
+    last_named.name = v->name ? xstrdup(v->name) : NULL;
+    last_named.fd = fd;
+    last_named.dev = st.st_dev;
+    last_named.ino = st.st_ino;
+    last_named.gen = gen;
 }
 
 int64_t guest_mmap(uint64_t addr, uint64_t len, int prot, int flags, int fd, off_t off)

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 static long slurp(const char *path, char *buf, size_t size)
@@ -100,6 +101,47 @@ static void test_maps(void)
     printf("found code %d stack %d\n", found_code, found_stack);
 }
 
+/* The name a mapping at addr shows in maps (its last path component). */
+static void print_map_name(const char *label, uintptr_t addr)
+{
+    char buf[65536];
+    long n = slurp("/proc/self/maps", buf, sizeof buf - 1);
+    buf[n > 0 ? n : 0] = 0;
+    for (char *line = strtok(buf, "\n"); line; line = strtok(NULL, "\n")) {
+        unsigned long lo, hi;
+        if (sscanf(line, "%lx-%lx", &lo, &hi) == 2 && addr >= lo && addr < hi) {
+            const char *slash = strrchr(line, '/');
+            printf("%s: %s\n", label, slash ? slash + 1 : "(no name)");
+            return;
+        }
+    }
+    printf("%s: not mapped\n", label);
+}
+
+/* Two names of one file, opened in turn on the same descriptor number:
+ * each mapping shows the name it was opened by. */
+static void test_map_names(void)
+{
+    int fd = open("maps-a", O_RDWR | O_CREAT | O_TRUNC, 0600);
+    if (fd < 0 || write(fd, "data", 4) != 4) {
+        printf("map names: cannot make the file\n");
+        return;
+    }
+    void *a = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE, fd, 0);
+    close(fd);
+    int fd2 = link("maps-a", "maps-b") == 0 ? open("maps-b", O_RDONLY) : -1;
+    void *b = fd2 >= 0 ? mmap(NULL, 4096, PROT_READ, MAP_PRIVATE, fd2, 0) : MAP_FAILED;
+    printf("map names: same descriptor %d\n", fd2 == fd);
+    if (a != MAP_FAILED)
+        print_map_name("first", (uintptr_t)a);
+    if (b != MAP_FAILED)
+        print_map_name("second", (uintptr_t)b);
+    if (fd2 >= 0)
+        close(fd2);
+    unlink("maps-a");
+    unlink("maps-b");
+}
+
 static void test_stat(void)
 {
     char buf[1024];
@@ -117,6 +159,7 @@ int main(int argc, char **argv)
     test_cmdline(argc, argv, path);
     test_auxv();
     test_maps();
+    test_map_names();
     test_stat();
     return 0;
 }
