@@ -208,7 +208,7 @@ static void vma_reserve_slot(void)
     vma_cap = ncap;
 }
 
-static char *xstrdup(const char *s)
+char *mm_strdup(const char *s)
 {
     if (!s)
         return NULL;
@@ -230,7 +230,7 @@ static void vma_split(uint64_t addr)
     memmove(&vmas[i + 1], &vmas[i], (nvma - i) * sizeof(Vma));
     nvma++;
     Vma *lo = &vmas[i], *hi = &vmas[i + 1];
-    hi->name = xstrdup(lo->name);
+    hi->name = mm_strdup(lo->name);
     hi->offset = lo->offset + (addr - lo->start);
     hi->start = addr;
     lo->end = addr;
@@ -404,7 +404,7 @@ int guest_map_fixed(uint64_t addr, uint64_t len, int prot, const char *name)
         r = -errno;
     } else {
         vma_remove(addr, addr + len);
-        vma_insert((Vma){ addr, addr + len, prot, VMA_ANON, 0, 0, 0, xstrdup(name), 0, 0 });
+        vma_insert((Vma){ addr, addr + len, prot, VMA_ANON, 0, 0, 0, mm_strdup(name), 0, 0 });
         log_map("map", addr, len, prot, name);
     }
     pthread_rwlock_unlock(&mm_lock);
@@ -430,67 +430,6 @@ void mm_set_code_origin(uint64_t start, uint64_t end, int module, uint64_t delta
         if (vmas[i].start >= start && vmas[i].end <= end)
             set_module(&vmas[i], module, delta);
     pthread_rwlock_unlock(&mm_lock);
-}
-
-/*
- * The name of the last file mapping described: ld.so maps a library in
- * three or four calls on one descriptor, and each asked readlink of
- * /proc/self/fd/N (microseconds in a VM). It holds while the descriptor
- * names the same file and none was closed or replaced since (mm_fds_closed:
- * a number reopened on the same file by another of its names gets the
- * readlink again). With mm_lock held.
- */
-static struct {
-    int fd;
-    dev_t dev;
-    ino_t ino;
-    uint64_t gen;
-    char *name;
-} last_named = { .fd = -1 };
-static uint64_t fds_closed;
-
-void mm_fds_closed(void)
-{
-    __atomic_fetch_add(&fds_closed, 1, __ATOMIC_RELEASE);
-}
-
-/* The guest's name of the file (--root), else the host's, or NULL. */
-static char *fd_name(int fd)
-{
-    char link[64], path[4096];
-    if (path_fd_name(fd, path, sizeof path) > 0)
-        return xstrdup(path);
-    snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
-    ssize_t n = readlink(link, path, sizeof(path) - 1);
-    if (n <= 0)
-        return NULL;
-    path[n] = 0;
-    return xstrdup(path);
-}
-
-/* Name, device and inode of a file mapping, for /proc/self/maps. */
-static void describe_fd(int fd, Vma *v)
-{
-    struct stat st;
-    uint64_t gen = __atomic_load_n(&fds_closed, __ATOMIC_ACQUIRE);
-    if (fstat(fd, &st) != 0) {
-        v->name = fd_name(fd);
-        return;
-    }
-    v->dev = st.st_dev;
-    v->ino = st.st_ino;
-    if (last_named.name && last_named.fd == fd && last_named.gen == gen &&
-        last_named.dev == st.st_dev && last_named.ino == st.st_ino) {
-        v->name = xstrdup(last_named.name);
-        return;
-    }
-    v->name = fd_name(fd);
-    free(last_named.name);
-    last_named.name = v->name ? xstrdup(v->name) : NULL;
-    last_named.fd = fd;
-    last_named.dev = st.st_dev;
-    last_named.ino = st.st_ino;
-    last_named.gen = gen;
 }
 
 int64_t guest_mmap(uint64_t addr, uint64_t len, int prot, int flags, int fd, off_t off)
@@ -551,9 +490,9 @@ int64_t guest_mmap(uint64_t addr, uint64_t len, int prot, int flags, int fd, off
     if (anon) {
         v.flags |= VMA_ANON;
         if (v.flags & VMA_SHARED)
-            v.name = xstrdup("/dev/zero (deleted)");
+            v.name = mm_strdup("/dev/zero (deleted)");
     } else {
-        describe_fd(fd, &v);
+        mm_describe_fd(fd, &v);
         if (prot & PROT_EXEC)
             set_module(&v, pcache_module_fd(fd, v.name), addr - (uint64_t)off);
     }
@@ -744,7 +683,7 @@ static void table_move(const Vma *tmpl, uint64_t old, uint64_t old_len, uint64_t
     Vma v = *tmpl;
     v.offset = tmpl->offset + (old - tmpl->start);
     v.mod_delta = tmpl->mod_delta + (dst - old);
-    v.name = xstrdup(tmpl->name);
+    v.name = mm_strdup(tmpl->name);
     v.start = dst;
     v.end = dst + new_len;
     if (!keep_old && old_len)
@@ -763,7 +702,7 @@ static int64_t mremap_locked(uint64_t old, uint64_t old_len, uint64_t new_len, i
     if (i == nvma || vmas[i].start > old)
         return -EFAULT;
     Vma tmpl = vmas[i];      /* shallow copy: name only used until table edits */
-    char *name = xstrdup(tmpl.name);
+    char *name = mm_strdup(tmpl.name);
     tmpl.name = name;
     int64_t r;
 
@@ -888,7 +827,7 @@ int64_t guest_brk(uint64_t addr)
         if (p == MAP_FAILED)
             goto out;
         vma_insert((Vma){ oldbrk, newbrk, PROT_READ | PROT_WRITE, VMA_ANON, 0, 0, 0,
-                          xstrdup("[heap]"), 0, 0 });
+                          mm_strdup("[heap]"), 0, 0 });
         log_map("brk", oldbrk, newbrk - oldbrk, PROT_READ | PROT_WRITE, "[heap]");
     }
     brk_cur = ret = addr;
@@ -928,7 +867,7 @@ static void describe_host_mapping(const void *hp, Vma *v)
         if (nl)
             *nl = 0;
         if (*name)
-            v->name = xstrdup(name);
+            v->name = mm_strdup(name);
         break;
     }
     free(line);

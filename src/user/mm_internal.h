@@ -44,6 +44,13 @@ extern pthread_rwlock_t mm_lock;
 extern Vma *vmas;
 extern size_t nvma;
 
+/* strdup that aborts when out of memory; NULL for NULL (mm.c). */
+char *mm_strdup(const char *s);
+
+/* Name, device and inode of a file mapping of fd, for /proc/self/maps
+ * (mm_maps.c). Needs mm_lock written. */
+void mm_describe_fd(int fd, Vma *v);
+
 /* Index of the first vma with end > addr (nvma if none). Needs mm_lock. */
 static inline size_t vma_lookup(uint64_t addr)
 {

@@ -6,7 +6,8 @@
  * Both read mm.c's mapping table (through mm_internal.h) with it
  * read-locked. The maps lines are in Linux's format, with the guest's own
  * protection bits (never the host mapping's) and, for file mappings, the
- * offset, device, inode and name that mm.c recorded at mmap time.
+ * offset, device, inode and name that mm.c recorded at mmap time
+ * (mm_describe_fd, below).
  */
 #define _GNU_SOURCE
 #include "user/mm.h"
@@ -15,9 +16,14 @@
 
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
+
+#include "user/path.h"
 
 /* -- The walk ------------------------------------------------------------- */
 
@@ -70,4 +76,67 @@ bool mm_code_origin(uint64_t addr, PcacheOrigin *o)
     o->lo = vmas[i].start;
     o->hi = vmas[i].end;
     return true;
+}
+
+/* -- Names of file mappings ------------------------------------------------ */
+
+/*
+ * The name of the last file mapping described: ld.so maps a library in
+ * three or four calls on one descriptor, and each asked readlink of
+ * /proc/self/fd/N (microseconds in a VM). It holds while the descriptor
+ * names the same file and none was closed or replaced since (mm_fds_closed:
+ * a number reopened on the same file by another of its names gets the
+ * readlink again). With mm_lock held.
+ */
+static struct {
+    int fd;
+    dev_t dev;
+    ino_t ino;
+    uint64_t gen;
+    char *name;
+} last_named = { .fd = -1 };
+static uint64_t fds_closed;
+
+void mm_fds_closed(void)
+{
+    __atomic_fetch_add(&fds_closed, 1, __ATOMIC_RELEASE);
+}
+
+/* The guest's name of the file (--root), else the host's, or NULL. */
+static char *fd_name(int fd)
+{
+    char link[64], path[4096];
+    if (path_fd_name(fd, path, sizeof path) > 0)
+        return mm_strdup(path);
+    snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+    ssize_t n = readlink(link, path, sizeof(path) - 1);
+    if (n <= 0)
+        return NULL;
+    path[n] = 0;
+    return mm_strdup(path);
+}
+
+/* Name, device and inode of a file mapping, for /proc/self/maps. */
+void mm_describe_fd(int fd, Vma *v)
+{
+    struct stat st;
+    uint64_t gen = __atomic_load_n(&fds_closed, __ATOMIC_ACQUIRE);
+    if (fstat(fd, &st) != 0) {
+        v->name = fd_name(fd);
+        return;
+    }
+    v->dev = st.st_dev;
+    v->ino = st.st_ino;
+    if (last_named.name && last_named.fd == fd && last_named.gen == gen &&
+        last_named.dev == st.st_dev && last_named.ino == st.st_ino) {
+        v->name = mm_strdup(last_named.name);
+        return;
+    }
+    v->name = fd_name(fd);
+    free(last_named.name);
+    last_named.name = v->name ? mm_strdup(v->name) : NULL;
+    last_named.fd = fd;
+    last_named.dev = st.st_dev;
+    last_named.ino = st.st_ino;
+    last_named.gen = gen;
 }
