@@ -44,9 +44,12 @@ fail() { echo "binfmt: $*"; exit 1; }
 MAGIC='\x7fELF\x02\x01\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x02\x00\xf3\x00'
 MASK='\xff\xff\xff\xff\xff\xff\xff\x00\xff\xff\xff\xff\xff\xff\xff\xff\xfe\xff\xff\xff'
 if [[ $(basename "$BUILD") = build-static ]]; then STATIC=$BUILD/xlat; else STATIC=$REPO/build/xlat-static; fi
-DYN=$BUILD/xlat
-[[ $(basename "$BUILD") = build-static ]] && DYN=$REPO/build/xlat
-[[ -x $DYN ]] || DYN=$(command -v true)      # any dynamically linked program
+# A dynamically linked xlat (the musl build's build/xlat is static-pie, and
+# xlat-dynamic beside it is not), else any dynamically linked program.
+DYN=$(command -v true)
+for c in "$BUILD/xlat-dynamic" "$BUILD/xlat" "$REPO/build/xlat-dynamic" "$REPO/build/xlat"; do
+    if [[ -x $c ]] && file -L "$c" | grep -q 'dynamically linked'; then DYN=$c; break; fi
+done
 
 "$XB" --bogus >/dev/null 2>&1 && fail "bad argument accepted"
 "$XB" --help | grep -q -- '--persist' || fail "no usage"

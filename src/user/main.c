@@ -27,6 +27,7 @@
 #include "user/loader.h"
 #include "user/mm.h"
 #include "user/options.h"
+#include "x86/disas.h"
 #include "user/own_fd.h"
 #include "user/path.h"
 #include "user/procfs.h"
@@ -535,6 +536,26 @@ static int open_program(const char *name)
     return fd;
 }
 
+/*
+ * -d out_asm in a build without a host disassembler (build/xlat is
+ * static-pie and cannot load libcapstone): run xlat-dynamic from the same
+ * directory, the same program linked dynamically, with the same arguments
+ * and environment. Not when started by binfmt_misc (its program comes as a
+ * descriptor and flags only a binfmt start has); the disassembly then says
+ * why it is missing.
+ */
+static void disas_elsewhere(char **argv)
+{
+    if (!(log_mask & LOG_OUT_ASM) || opt.binfmt || !opt.self_exe || host_disas_available())
+        return;
+    const char *slash = strrchr(opt.self_exe, '/');
+    char path[PATH_MAX];
+    int n = snprintf(path, sizeof path, "%.*s/xlat-dynamic", slash ? (int)(slash - opt.self_exe) : 1,
+                     slash ? opt.self_exe : ".");
+    if (n > 0 && (size_t)n < sizeof path && strcmp(path, opt.self_exe) != 0)
+        execv(path, argv);                 /* returns only if it is not there */
+}
+
 int main(int argc, char **argv, char **envp)
 {
     log_file = stderr;
@@ -546,6 +567,7 @@ int main(int argc, char **argv, char **envp)
     if (!argv0)
         argv0 = prog;
     find_self();
+    disas_elsewhere(argv);
     path_init();
     record_exec_args();
     int prog_fd = open_program(execfn);

@@ -38,7 +38,7 @@ static void cs_load(void)
 }
 #elif defined XLAT_CAPSTONE_NONE
 static void cs_load(void) {}
-#define NO_CAPSTONE "this static build has none; the dynamic xlat has"
+#define NO_CAPSTONE "this static build has none; xlat-dynamic, built beside it, has"
 #else
 static void cs_load(void)
 {
@@ -74,6 +74,12 @@ static void print_bytes(FILE *f, const uint8_t *p, size_t n)
     for (size_t i = 0; i < n && i < 12; i++)
         len += (size_t)snprintf(buf + len, sizeof buf - len, "%02x ", p[i]);
     fprintf(f, "%-36s", buf);
+}
+
+bool host_disas_available(void)
+{
+    pthread_once(&cs_once, cs_load);
+    return cs.open != NULL;
 }
 
 void host_disas(FILE *f, const void *code, size_t size, uint64_t addr)

@@ -4,6 +4,7 @@
 #ifndef XLAT_X86_DISAS_H
 #define XLAT_X86_DISAS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -15,5 +16,8 @@
  * are printed as .byte lines.
  */
 void host_disas(FILE *f, const void *code, size_t size, uint64_t addr);
+
+/* Can this binary disassemble host code? (A static musl build cannot.) */
+bool host_disas_available(void);
 
 #endif
