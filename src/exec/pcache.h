@@ -37,8 +37,10 @@ extern bool pcache_on;
 void pcache_init(int (*own_fd)(int fd), const char *dir);
 
 /* The module number of a file mapped for execution (its build id and
- * size, else a hash of its bytes), or -1. name is for -d cache. */
-int pcache_module_fd(int fd, const char *name);
+ * size, else a hash of its bytes), or -1. st: the caller's fstat of fd
+ * (NULL if it failed); name is for -d cache. */
+struct stat;
+int pcache_module_fd(int fd, const struct stat *st, const char *name);
 int pcache_module_bytes(const void *data, size_t size, const char *name);
 
 /* -- Capture (tb_cache.c, tb_lock held) -- */

@@ -128,38 +128,39 @@ static int module_add(const uint8_t id[32], uint32_t idlen, uint64_t size, const
     return nmodules++;
 }
 
-int pcache_module_fd(int fd, const char *name)
+int pcache_module_fd(int fd, const struct stat *st, const char *name)
 {
-    struct stat st;
-    char magic[SELFMAG];
+    /* The headers and notes are in the first page of a linked file: read
+     * once, for the magic and the identity, rather than map the whole file
+     * (a map and an unmap each start). */
+    uint8_t head[4096] __attribute__((aligned(8)));
+    ssize_t got;
     /* ELF files only: not a JIT's memfd or a data file mapped executable. */
-    if (!pcache_on || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
-        (uint64_t)st.st_size > MODULE_MAX || pread(fd, magic, SELFMAG, 0) != SELFMAG ||
-        memcmp(magic, ELFMAG, SELFMAG) != 0)
+    if (!pcache_on || !st || !S_ISREG(st->st_mode) || st->st_size <= 0 ||
+        (uint64_t)st->st_size > MODULE_MAX || (got = pread(fd, head, sizeof head, 0)) < SELFMAG ||
+        memcmp(head, ELFMAG, SELFMAG) != 0)
         return -1;
     pthread_mutex_lock(&module_lock);
     int r = -1;
     for (int i = 0; i < nmodules; i++)          /* the same file again: no need to read it */
-        if (modules[i].dev == st.st_dev && modules[i].ino == st.st_ino &&
-            modules[i].size == (uint64_t)st.st_size &&
-            modules[i].mtime.tv_sec == st.st_mtim.tv_sec &&
-            modules[i].mtime.tv_nsec == st.st_mtim.tv_nsec) {
+        if (modules[i].dev == st->st_dev && modules[i].ino == st->st_ino &&
+            modules[i].size == (uint64_t)st->st_size &&
+            modules[i].mtime.tv_sec == st->st_mtim.tv_sec &&
+            modules[i].mtime.tv_nsec == st->st_mtim.tv_nsec) {
             r = i;
             goto out;
         }
-    /* The headers and notes are in the first page of a linked file: read
-     * it rather than map the whole file (a map and an unmap each start). */
-    uint8_t id[32], head[4096] __attribute__((aligned(8)));
+    uint8_t id[32];
     uint32_t idlen;
-    ssize_t got = pread(fd, head, sizeof head, 0);
-    if (got < 0 || !pcache_identify(head, (size_t)got, (size_t)st.st_size, id, &idlen)) {
-        void *d = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    size_t size = (size_t)st->st_size;
+    if (!pcache_identify(head, (size_t)got, size, id, &idlen)) {
+        void *d = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
         if (d == MAP_FAILED)
             goto out;
-        pcache_identify(d, (size_t)st.st_size, (size_t)st.st_size, id, &idlen);
-        munmap(d, (size_t)st.st_size);
+        pcache_identify(d, size, size, id, &idlen);
+        munmap(d, size);
     }
-    r = module_add(id, idlen, (uint64_t)st.st_size, &st, name);
+    r = module_add(id, idlen, (uint64_t)size, st, name);
 out:
     pthread_mutex_unlock(&module_lock);
     return r;

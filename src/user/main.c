@@ -548,10 +548,10 @@ static void disas_elsewhere(char **argv)
 {
     if (!(log_mask & LOG_OUT_ASM) || opt.binfmt || !opt.self_exe || host_disas_available())
         return;
-    const char *slash = strrchr(opt.self_exe, '/');
+    const char *slash = strrchr(opt.self_exe, '/');     /* an absolute path (find_self) */
     char path[PATH_MAX];
-    int n = snprintf(path, sizeof path, "%.*s/xlat-dynamic", slash ? (int)(slash - opt.self_exe) : 1,
-                     slash ? opt.self_exe : ".");
+    int n = snprintf(path, sizeof path, "%.*s/xlat-dynamic", (int)(slash - opt.self_exe),
+                     opt.self_exe);
     if (n > 0 && (size_t)n < sizeof path && strcmp(path, opt.self_exe) != 0)
         execv(path, argv);                 /* returns only if it is not there */
 }

@@ -492,9 +492,11 @@ int64_t guest_mmap(uint64_t addr, uint64_t len, int prot, int flags, int fd, off
         if (v.flags & VMA_SHARED)
             v.name = mm_strdup("/dev/zero (deleted)");
     } else {
-        mm_describe_fd(fd, &v);
+        struct stat st;
+        const struct stat *stp = fstat(fd, &st) == 0 ? &st : NULL;
+        mm_describe_fd(fd, stp, &v);
         if (prot & PROT_EXEC)
-            set_module(&v, pcache_module_fd(fd, v.name), addr - (uint64_t)off);
+            set_module(&v, pcache_module_fd(fd, stp, v.name), addr - (uint64_t)off);
     }
     log_map("mmap", addr, len, prot, v.name);
     vma_insert(v);

@@ -48,8 +48,9 @@ extern size_t nvma;
 char *mm_strdup(const char *s);
 
 /* Name, device and inode of a file mapping of fd, for /proc/self/maps
- * (mm_maps.c). Needs mm_lock written. */
-void mm_describe_fd(int fd, Vma *v);
+ * (mm_maps.c); st: fd's fstat, NULL if it failed. Needs mm_lock written. */
+struct stat;
+void mm_describe_fd(int fd, const struct stat *st, Vma *v);
 
 /* Index of the first vma with end > addr (nvma if none). Needs mm_lock. */
 static inline size_t vma_lookup(uint64_t addr)

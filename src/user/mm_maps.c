@@ -117,18 +117,17 @@ static char *fd_name(int fd)
 }
 
 /* Name, device and inode of a file mapping, for /proc/self/maps. */
-void mm_describe_fd(int fd, Vma *v)
+void mm_describe_fd(int fd, const struct stat *st, Vma *v)
 {
-    struct stat st;
     uint64_t gen = __atomic_load_n(&fds_closed, __ATOMIC_ACQUIRE);
-    if (fstat(fd, &st) != 0) {
+    if (!st) {
         v->name = fd_name(fd);
         return;
     }
-    v->dev = st.st_dev;
-    v->ino = st.st_ino;
+    v->dev = st->st_dev;
+    v->ino = st->st_ino;
     if (last_named.name && last_named.fd == fd && last_named.gen == gen &&
-        last_named.dev == st.st_dev && last_named.ino == st.st_ino) {
+        last_named.dev == st->st_dev && last_named.ino == st->st_ino) {
         v->name = mm_strdup(last_named.name);
         return;
     }
@@ -136,7 +135,7 @@ void mm_describe_fd(int fd, Vma *v)
     free(last_named.name);
     last_named.name = v->name ? mm_strdup(v->name) : NULL;
     last_named.fd = fd;
-    last_named.dev = st.st_dev;
-    last_named.ino = st.st_ino;
+    last_named.dev = st->st_dev;
+    last_named.ino = st->st_ino;
     last_named.gen = gen;
 }
