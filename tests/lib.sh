@@ -16,16 +16,17 @@ run_capture() {
     echo "$rc"
 }
 
-# reap_survivors FILE: processes that still hold FILE (the output file of
-# a run that ended: its timeout kills only its own process group, and one
-# stuck in the kernel survives even SIGKILL): print each with its threads'
-# states, kernel wait channels and stacks, then kill them.
+# holders_of FILE: the pids of the processes with FILE open.
 holders_of() {
     local fd
     for fd in /proc/[0-9]*/fd/*; do
         [[ $(readlink "$fd" 2>/dev/null) == "$1" ]] && { fd=${fd#/proc/}; echo "${fd%%/*}"; }
     done | sort -u
 }
+# reap_survivors FILE: processes that still hold FILE (the output file of
+# a run that ended: its timeout kills only its own process group, and one
+# stuck in the kernel survives even SIGKILL): print each with its threads'
+# states, kernel wait channels and stacks, then kill them.
 reap_survivors() {
     local pids pid t
     pids=$(holders_of "$1")
