@@ -62,6 +62,31 @@ void prefault(void *p, size_t len)
     madvise((void *)a, e - a, MADV_POPULATE_WRITE);
 }
 
+#define AHEAD_MIN (32u << 10)
+#define AHEAD_MAX (1u << 20)
+
+void frontier_advance(Frontier *f, size_t used)
+{
+    if (used + 4096 <= f->populated || f->populated >= f->size)
+        return;
+    size_t step = f->populated < AHEAD_MIN ? AHEAD_MIN
+                  : f->populated > AHEAD_MAX ? AHEAD_MAX : f->populated;
+    size_t from = f->populated > used ? f->populated : used & ~(size_t)4095;
+    size_t to = from + step < f->size ? from + step : f->size;
+    prefault(f->base + from, to - from);
+    f->populated = to;
+}
+
+/* The hot and cold parts and the pcmap, populated ahead (code_areas_advance). */
+static Frontier hot_area, cold_area, pcmap_area;
+
+void code_areas_advance(void)
+{
+    frontier_advance(&hot_area, code_used);
+    frontier_advance(&cold_area, cold_used - HOT_END);
+    frontier_advance(&pcmap_area, pcmap_used * sizeof pcmap[0]);
+}
+
 uint16_t *tb_pcmap_alloc(unsigned n, uint32_t *index)
 {
     *index = (uint32_t)pcmap_used;
@@ -122,11 +147,15 @@ void code_buffer_init(void)
     Emit e = { .start = code_rw, .p = code_rw, .end = code_rw + CODE_SIZE };
     be_gen_runtime(&e, &jit_rt, guest_mem.base);
     code_base = code_used = (size_t)(e.p - code_rw + 63) & ~(size_t)63;
+    hot_area = (Frontier){ .base = code_rw, .size = HOT_END };
+    cold_area = (Frontier){ .base = code_rw + HOT_END, .size = CODE_SIZE - HOT_END };
+    pcmap_area = (Frontier){ .base = (uint8_t *)pcmap, .size = PCMAP_PAIRS * sizeof pcmap[0] };
     /* The first pages every process writes code to, in one call rather
      * than a fault each (a short process writes about 20 KiB of hot and
      * 30 KiB of cold code; a fault costs microseconds in a VM). */
     prefault(code_rw, CODE_PREFAULT);
     prefault(code_rw + HOT_END, CODE_PREFAULT);
+    hot_area.populated = cold_area.populated = CODE_PREFAULT;
 }
 
 /* Copy [from, to) of the code buffer into fd at the same offset. */
@@ -151,6 +180,9 @@ void code_make_private(void)
         _exit(127);
     }
     code_buffer_map(fd);
+    /* The new memfd has pages up to the ends copied, none ahead of them. */
+    hot_area.populated = code_used & ~(size_t)4095;
+    cold_area.populated = (cold_used - HOT_END) & ~(size_t)4095;
     stats.code_copies++;
     int *shared = code_owners;
     code_owners = owners_alloc();

@@ -26,6 +26,23 @@ void *map_noreserve(size_t size);
  * in a VM; populating costs about one. */
 void prefault(void *p, size_t len);
 
+/*
+ * An area filled from its start onwards (the code buffer's two parts, the
+ * TB pool, the pcmap), populated ahead of its use: one prefault of a
+ * growing step instead of a page fault per page. A warm python3 start
+ * installs 5 MB of code and 30,000 TBs, ~3,500 faults at ~1.8 us each in a
+ * VM. Each step is as big as what the area has populated already (32 KiB
+ * to 1 MiB), so at most about half of what is populated goes unused.
+ */
+typedef struct Frontier {
+    uint8_t *base;
+    size_t size;            /* the area's bytes */
+    size_t populated;       /* [base, base + populated) is (or once was) */
+} Frontier;
+/* The area's first used bytes are in use: populate the next step when they
+ * near the populated end. */
+void frontier_advance(Frontier *f, size_t used);
+
 /* Set up the code cache (once, after guest_mem). */
 void exec_init(void);
 

@@ -46,6 +46,8 @@ extern int *code_owners;                /* processes sharing this buffer (fork) 
 void code_buffer_init(void);
 /* With tb_lock held, before any write to the code buffer: own it alone. */
 void code_make_private(void);
+/* After a TB was placed (tb_lock held): populate the areas ahead of it. */
+void code_areas_advance(void);
 
 static inline uint8_t *tb_entry_rw(const TB *tb) { return code_rw + tb->host_off; }
 static inline const void *tb_entry_rx(const TB *tb) { return code_rx_of(tb_entry_rw(tb)); }

@@ -32,7 +32,7 @@
 #include "x86/disas.h"
 
 #define HASH_BITS_MIN 12           /* the TB hash table starts this small... */
-#define HASH_BITS_MAX 16           /* ...and grows to this */
+#define HASH_BITS_MAX 19           /* ...and grows to this (MAX_TBS buckets) */
 
 pthread_mutex_t tb_lock = PTHREAD_MUTEX_INITIALIZER;
 TB *tbs;
@@ -49,9 +49,12 @@ typedef struct PageDesc {
 } PageDesc;
 static PageDesc *page_hash[1u << PAGE_HASH_BITS];
 
+static Frontier tb_area;               /* the TB pool, populated ahead */
+
 void tb_cache_init(void)
 {
     tbs = map_noreserve(MAX_TBS * sizeof(TB));
+    tb_area = (Frontier){ .base = (uint8_t *)tbs, .size = MAX_TBS * sizeof(TB) };
     tb_hash = map_noreserve(sizeof *tb_hash << HASH_BITS_MAX);
     prefault(tb_hash, sizeof *tb_hash << HASH_BITS_MIN);
     prefault(page_hash, sizeof page_hash);
@@ -68,13 +71,18 @@ static void hash_insert(TB *tb)
     tb_hash[h] = tb;
 }
 
-/* Before inserting TB number ntbs: keep chains about two long. */
+/* Before inserting TB number ntbs: keep chains under one TB long on
+ * average. Most lookups of a warm start miss (a block about to be
+ * installed or run for the first time) and each TB of the chain they walk
+ * is a cache miss: with two-long chains, those were half of the
+ * dispatcher's time in a warm python3 start. */
 static void hash_fit(void)
 {
-    if (ntbs < (2u << tb_hash_bits) || tb_hash_bits == HASH_BITS_MAX)
+    if (ntbs < (1u << tb_hash_bits) / 2 || tb_hash_bits == HASH_BITS_MAX)
         return;
     memset(tb_hash, 0, sizeof *tb_hash << tb_hash_bits);
     tb_hash_bits = tb_hash_bits + 2 < HASH_BITS_MAX ? tb_hash_bits + 2 : HASH_BITS_MAX;
+    prefault(tb_hash, sizeof *tb_hash << tb_hash_bits);
     for (size_t i = 0; i < ntbs; i++)
         if (tbs[i].valid)
             hash_insert(&tbs[i]);
@@ -314,6 +322,7 @@ static int tb_room(const CPUState *cpu, const TBKey *key)
 static TB *tb_new(const TBKey *key)
 {
     code_make_private();
+    frontier_advance(&tb_area, (ntbs + 1) * sizeof(TB));
     TB *tb = &tbs[ntbs];
     memset(tb, 0, sizeof *tb);
     tb->pc = key->pc;
@@ -328,6 +337,7 @@ static void tb_publish(TB *tb, const TBKey *key)
 {
     tb_add_pages(tb, key);
     tb->valid = true;
+    code_areas_advance();
     hash_fit();
     hash_insert(tb);
     __atomic_store_n(&ntbs, ntbs + 1, __ATOMIC_RELEASE);
