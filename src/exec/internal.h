@@ -75,16 +75,20 @@ static inline TB *tb_lookup(const TBKey *key)
 }
 /* Translate the block at key (unless it exists): TR_OK with *out, or why not. */
 enum { TR_OK, TR_FULL, TR_NOEXEC, TR_INTERP };
-int tb_translate(CPUState *cpu, const TBKey *key, TB **out);
+int tb_translate(CPUState *cpu, const TBKey *key, TB **out, uintptr_t link);
 /* The block at key from the persistent cache (pcache.c), if it has one
  * that fits: true with *out (as tb_translate's TR_OK). */
-bool tb_from_pcache(const TBKey *key, TB **out);
+bool tb_from_pcache(const TBKey *key, TB **out, uintptr_t link);
 void tb_invalidate(TB *tb);             /* tb_lock held */
 /* Empty the table and page lists for a flush (tb_lock held). */
 void tb_cache_reset(void);
 
 /* -- chain.c (tb_lock held) -- */
 void tb_link(TB *src, int n, TB *dst, unsigned df);
+/* The direct exit that led the dispatcher to dst (link: TB|slot, from
+ * cpu->jit_link; 0: none) jumps to dst from now on, if it may. Called
+ * where the dispatcher's lookup holds tb_lock anyway. */
+void tb_link_exit(uintptr_t link, TB *dst);
 /* Unchain every jump into tb and tb's own jumps. */
 void tb_unlink_all(TB *tb);
 

@@ -350,7 +350,7 @@ static void tb_publish(TB *tb, const TBKey *key)
         log_tb(tb);
 }
 
-int tb_translate(CPUState *cpu, const TBKey *key, TB **out)
+int tb_translate(CPUState *cpu, const TBKey *key, TB **out, uintptr_t link)
 {
     uint64_t pc = key->pc;
     guest_mem.ops->code_lock();
@@ -385,13 +385,15 @@ int tb_translate(CPUState *cpu, const TBKey *key, TB **out)
     stats.translated++;
     tb_publish(tb, key);
 done:
+    if (tb)
+        tb_link_exit(link, tb);
     pthread_mutex_unlock(&tb_lock);
     guest_mem.ops->code_unlock();
     *out = tb;
     return r;
 }
 
-bool tb_from_pcache(const TBKey *key, TB **out)
+bool tb_from_pcache(const TBKey *key, TB **out, uintptr_t link)
 {
     PcacheHit hit;
     if (!pcache_on)
@@ -416,6 +418,8 @@ bool tb_from_pcache(const TBKey *key, TB **out)
             tb = NULL;
         }
     }
+    if (tb)
+        tb_link_exit(link, tb);
     pthread_mutex_unlock(&tb_lock);
     guest_mem.ops->code_unlock();
     *out = tb;
