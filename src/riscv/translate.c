@@ -45,12 +45,12 @@ bool host_has_fma;
 
 /*
  * Host features. A cpuid instruction traps to the hypervisor in a VM
- * (about 10 microseconds each in a loop here, and far more in a process
- * start: asking one leaf instead of four made a warm /usr/bin/true 20 %
- * faster), so with glibc they come from the table its loader filled at
- * startup (ACTIVE also checks that the OS enabled the state FMA's
- * registers need). Another libc does not probe the CPU: one leaf is asked
- * here (popcnt and FMA can only be asked), and lzcnt and tzcnt are tried.
+ * (about 9 microseconds each here: three leaves were 3 % of a warm
+ * /usr/bin/true), so with glibc they come from the table its loader
+ * filled at startup (ACTIVE also checks that the OS enabled the state
+ * FMA's registers need). Another libc does not probe the CPU: one leaf is
+ * asked here (popcnt and FMA can only be asked), and lzcnt and tzcnt are
+ * tried.
  */
 #ifdef __GLIBC__
 void translate_init(void)
