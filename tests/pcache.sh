@@ -240,6 +240,33 @@ rm -rf "$TMP/dir3"
 through_exec --cache-dir "$TMP/dir3"
 [[ $(ls "$TMP/dir3"/*.xc 2>/dev/null | wc -l) -ge 3 ]] || bad "--cache-dir did not reach the exec'd xlat"
 
+# Blocks kept for another program only (FileEnt.progs): run as a cold
+# start would, interpreted first and installed once hot here, so a program
+# installs no more than it would translate cold (here `other`, whose loop in
+# the library runs 3 times, with main's cache, where that loop is hot);
+# and what became hot here is noted in the files, so its next start
+# installs it at once, as with a cache of its own.
+"$CC" -O2 -DWORK=3 -o "$TMP/otherprog" "$REPO/tests/pcache/main.c" -ldl || exit 1
+other() {   # other CACHE_DIR: other's output; its stats in $TMP/err
+    XLAT_CACHE_DIR=$1 "$XLAT" -d stats -L "$SYSROOT" "$TMP/otherprog" "$TMP/libt.so" 0 2>"$TMP/err"
+}
+want_other=$(XLAT_CACHE=0 "$XLAT" -L "$SYSROOT" "$TMP/otherprog" "$TMP/libt.so" 0)
+rm -rf "$TMP/own" "$TMP/mains"
+[[ $(other "$TMP/own") == "$want_other" ]] || bad "other, cold: wrong output"
+own_hot=$(counter 'blocks translated')
+[[ $(other "$TMP/own") == "$want_other" ]] || bad "other, warm: wrong output"
+own_first=$(counter 'first runs interpreted')
+XLAT_CACHE_DIR=$TMP/mains run 0 -d stats >/dev/null
+XLAT_CACHE_DIR=$TMP/mains run 0 -d stats >/dev/null
+[[ $(other "$TMP/mains") == "$want_other" ]] || bad "other with main's cache: wrong output"
+took=$(( $(counter 'blocks from the cache') + $(counter 'blocks translated') ))
+((took <= own_hot + 20)) ||
+    bad "other with main's cache installed or translated $took blocks; cold it translates $own_hot"
+[[ $(other "$TMP/mains") == "$want_other" ]] || bad "other with main's cache, again: wrong output"
+first=$(counter 'first runs interpreted')
+((first <= own_first + 50)) ||
+    bad "other's blocks hot in it were not noted: $first first runs, $own_first with its own cache"
+
 # The musl build asks cpuid one leaf and tries lzcnt and tzcnt instead of
 # asking (src/riscv/translate.c); the glibc build reads its loader's table:
 # both must see the same host features, so their files carry the same

@@ -87,8 +87,7 @@ void dispatch_init(void)
     prefault(seen, sizeof seen);            /* a process start touches every page */
 }
 
-/* With tb_lock held: is this a run of pc to interpret? (Counts it.) */
-static bool interp_run_of(uint64_t pc, unsigned df)
+bool interp_run_of(uint64_t pc, unsigned df)
 {
     if (!tune.first_interp || pc == 0 || (df & DF_TRACE) ||
         (log_mask & (LOG_IN_ASM | LOG_OUT_ASM)))
@@ -160,20 +159,29 @@ static int find_tb(CPUState *cpu, uint64_t pc, TB **out, unsigned df, uintptr_t 
         *out = tb;
         return TR_OK;
     }
-    if (!tb && pcache_on && !pcache_surely_none(pc)) {
-        /* A block an earlier process translated: no first runs for it. */
+    /* A block an earlier process translated: no first runs for it, unless
+     * it was hot in other programs only (pcache_file.h's prog_bits). */
+    int hint = !tb && pcache_on ? pcache_hint(pc) : PCACHE_NONE;
+    bool counted = hint == PCACHE_OTHERS;
+    if (counted && interp_run_of(pc, df)) {
         pthread_mutex_unlock(&tb_lock);
-        if (tb_from_pcache(&key, &tb, link)) {
+        return TR_INTERP;
+    }
+    if (hint != PCACHE_NONE) {
+        pthread_mutex_unlock(&tb_lock);
+        int r = tb_from_pcache(&key, &tb, link, df, &counted);
+        if (r == TR_OK)
             jc_publish(cpu, tb, df, false);
+        if (r == TR_OK || r == TR_INTERP) {
             *out = tb;
-            return TR_OK;
+            return r;
         }
         pthread_mutex_lock(&tb_lock);
         tb = tb_lookup(&key);
         if (tb)
             tb_link_exit(link, tb);
     }
-    bool first = !tb && interp_run_of(pc, df);
+    bool first = !tb && !counted && interp_run_of(pc, df);
     pthread_mutex_unlock(&tb_lock);
     if (first)
         return TR_INTERP;

@@ -74,11 +74,14 @@ static inline TB *tb_lookup(const TBKey *key)
     return NULL;
 }
 /* Translate the block at key (unless it exists): TR_OK with *out, or why not. */
-enum { TR_OK, TR_FULL, TR_NOEXEC, TR_INTERP };
+enum { TR_OK, TR_FULL, TR_NOEXEC, TR_INTERP, TR_NONE };
 int tb_translate(CPUState *cpu, const TBKey *key, TB **out, uintptr_t link);
 /* The block at key from the persistent cache (pcache.c), if it has one
- * that fits: true with *out (as tb_translate's TR_OK). */
-bool tb_from_pcache(const TBKey *key, TB **out, uintptr_t link);
+ * that fits: TR_OK with *out (as tb_translate's). One kept for other
+ * programs only is installed once the dispatcher's first runs of it are
+ * over: TR_INTERP while they are not (*counted: this run was counted, by
+ * the caller or here). Else TR_NONE. */
+int tb_from_pcache(const TBKey *key, TB **out, uintptr_t link, unsigned df, bool *counted);
 void tb_invalidate(TB *tb);             /* tb_lock held */
 /* Empty the table and page lists for a flush (tb_lock held). */
 void tb_cache_reset(void);
@@ -156,6 +159,9 @@ static inline unsigned dflags(void)
 }
 /* The key of the block at pc for cpu, or false if pc cannot be fetched. */
 bool tb_key_of(const CPUState *cpu, uint64_t pc, TBKey *key);
+/* With tb_lock held: is this a run of pc to interpret, one of a block's
+ * first runs? (Counts it.) */
+bool interp_run_of(uint64_t pc, unsigned df);
 
 /* -- stats.c -- */
 extern struct ExecStats {

@@ -347,7 +347,7 @@ static const char *unfit(const Rec *r, uint64_t pc, const PcacheOrigin *o, uint6
 static uint64_t origin_gen = 1;
 static __thread PcacheOrigin last_origin;
 static __thread uint64_t last_gen;          /* 0: none remembered */
-static __thread uint64_t found_pc;          /* the entry pcache_surely_none found there, */
+static __thread uint64_t found_pc;          /* the entry pcache_hint found there, */
 static __thread const FileEnt *found_ent;   /* which pcache_lookup takes if the origin holds */
 
 void pcache_mappings_changed(void)
@@ -355,17 +355,27 @@ void pcache_mappings_changed(void)
     __atomic_fetch_add(&origin_gen, 1, __ATOMIC_RELEASE);
 }
 
-bool pcache_surely_none(uint64_t pc)
+static bool ours(const FileEnt *e)
+{
+    return (e->progs & prog_bits) == prog_bits;
+}
+
+bool pcache_hit_ours(const PcacheHit *hit)
+{
+    return ours(hit->ent);
+}
+
+int pcache_hint(uint64_t pc)
 {
     if (last_gen != __atomic_load_n(&origin_gen, __ATOMIC_ACQUIRE) || pc < last_origin.lo ||
         pc >= last_origin.hi)
-        return false;
+        return PCACHE_ASK;
     Module *m = &modules[last_origin.module];
     if (pcache_module_state(m) != 1)
-        return true;
+        return PCACHE_NONE;
     found_ent = pcache_find(m->ent, m->nent, pc - last_origin.delta);
     found_pc = pc;
-    return !found_ent;
+    return !found_ent ? PCACHE_NONE : ours(found_ent) ? PCACHE_OURS : PCACHE_OTHERS;
 }
 
 bool pcache_lookup(uint64_t pc, PcacheHit *hit)
@@ -427,6 +437,8 @@ bool pcache_fill(TB *tb, const PcacheHit *hit, size_t *hot_off, size_t *cold_off
     }
     uint16_t *dst = tb_pcmap_alloc(tb->ninsns, &tb->pcmap);
     memcpy(dst, r.map, tb->ninsns * 4u);
+    if (!ours(hit->ent) && pcache_grow((void **)&m->hot, &m->hotmax, m->nhot + 1, sizeof *m->hot))
+        m->hot[m->nhot++] = hit->ent->off;     /* hot here too, for the file's next write */
     *hot_off = hot;
     *cold_off = cold;
     stats.pcache_hits++;
@@ -438,20 +450,22 @@ bool pcache_fill(TB *tb, const PcacheHit *hit, size_t *hot_off, size_t *cold_off
  * Writing merges the whole file anew, so a write costs what the file weighs
  * (a compiler's is tens of MB): for a few translations its file lacks, a
  * warm process would spend more than the next ones save. So a process
- * writes only when its new translations are at least one in WRITE_FRACTION
- * of the file's, and never into a full file; a translation not kept is only
- * translated again, as without the cache. (With a fixed floor instead, every
- * cc1 of a configure run rewrote cc1's full 64 MB file at exit.)
+ * writes only when its new translations, and the kept ones that became hot
+ * in this program (prog_bits), are at least one in WRITE_FRACTION of the
+ * file's, and never into a full file; a translation not kept is only
+ * translated again, as without the cache, and one whose program is not
+ * noted is installed after its first runs. (With a fixed floor instead,
+ * every cc1 of a configure run rewrote cc1's full 64 MB file at exit.)
  */
 #define WRITE_FRACTION 32
 
 static bool worth_writing(const Module *m)
 {
-    if (!m->ncap)
+    if (!m->ncap && !m->nhot)
         return false;
     if (m->state != 1)
-        return true;
-    return m->ncap * WRITE_FRACTION >= m->nent &&
+        return m->ncap != 0;
+    return (m->ncap + m->nhot) * WRITE_FRACTION >= m->nent &&
            pcache_file_fits(m->nent + m->ncap, m->data_len + m->caplen);
 }
 
@@ -464,7 +478,7 @@ void pcache_flush(void)
         Module *m = &modules[i];
         if (worth_writing(m) && pcache_write_module(m))
             wrote = true;
-        m->ncap = m->caplen = 0;
+        m->ncap = m->caplen = m->nhot = 0;
     }
     pthread_mutex_unlock(&tb_lock);
     if (wrote)
@@ -474,5 +488,5 @@ void pcache_flush(void)
 void pcache_fork_child(void)
 {
     for (int i = 0; i < nmodules; i++)
-        modules[i].ncap = modules[i].caplen = 0;
+        modules[i].ncap = modules[i].caplen = modules[i].nhot = 0;
 }

@@ -62,11 +62,17 @@ typedef struct PcacheHit {
 /* Is there a kept translation of the code at pc? (The code lock held.) */
 bool pcache_lookup(uint64_t pc, PcacheHit *hit);
 
-/* Surely none at pc? The question every miss asks first, with no lock
- * (tb_lock may be held): false means "ask pcache_lookup". */
-bool pcache_surely_none(uint64_t pc);
+/* Was the kept translation hot in this program before (prog_bits)? */
+bool pcache_hit_ours(const PcacheHit *hit);
+
+/* What is kept for pc? The question every miss asks first, with no lock
+ * (tb_lock may be held): nothing; a translation hot in this program
+ * before; one hot in other programs only (run it as a cold process would,
+ * pcache_file.h's prog_bits says why); or "ask pcache_lookup". */
+enum { PCACHE_NONE, PCACHE_OURS, PCACHE_OTHERS, PCACHE_ASK };
+int pcache_hint(uint64_t pc);
 /* An executable mapping changed (exec_invalidate_range): what
- * pcache_surely_none remembers is stale. */
+ * pcache_hint remembers is stale. */
 void pcache_mappings_changed(void);
 
 /*

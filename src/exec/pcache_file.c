@@ -34,7 +34,7 @@ Module modules[MAX_MODULES];
 int nmodules;
 static pthread_mutex_t module_lock = PTHREAD_MUTEX_INITIALIZER;
 int dir_fd = -1;
-uint64_t build_hash, config_hash;
+uint64_t build_hash, config_hash, prog_bits;
 uint64_t dir_max = DIR_MAX_DEFAULT;
 
 /* -- Modules ------------------------------------------------------------------------------ */
@@ -119,6 +119,10 @@ static int module_add(const uint8_t id[32], uint32_t idlen, uint64_t size, const
     memcpy(m->id, id, 32);
     m->idlen = idlen;
     m->size = size;
+    if (nmodules == 0) {
+        uint64_t h = hash_bytes(id, idlen, 7);
+        prog_bits = 1ull << (h & 63) | 1ull << (h >> 6 & 63);
+    }
     if (st) {
         m->dev = st->st_dev;
         m->ino = st->st_ino;
@@ -468,7 +472,7 @@ typedef struct OutEnt {
     uint64_t off;
     const uint8_t *rec;
     uint32_t len, seq;
-    uint64_t sum;
+    uint64_t sum, progs;
 } OutEnt;
 
 /* By offset, then in the order captured. */
@@ -491,7 +495,7 @@ static size_t our_entries(const Module *m, OutEnt *out, size_t *data)
 {
     for (size_t i = 0; i < m->ncap; i++) {
         const Capture *c = &m->capidx[i];
-        out[i] = (OutEnt){ c->off, m->cap + c->pos, c->len, (uint32_t)i, c->sum };
+        out[i] = (OutEnt){ c->off, m->cap + c->pos, c->len, (uint32_t)i, c->sum, prog_bits };
     }
     qsort(out, m->ncap, sizeof *out, cmp_out);
     size_t n = 0;
@@ -504,21 +508,35 @@ static size_t our_entries(const Module *m, OutEnt *out, size_t *data)
     return n;
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
 /* Add the old file's entries for other offsets to out[0..ours) (sorted),
  * sorted again; a record damaged since it was written is dropped (writes
- * are rare enough that checking them all costs little). */
-static size_t old_entries(const FileHead *oh, OutEnt *out, size_t ours, size_t *data)
+ * are rare enough that checking them all costs little). The programs an
+ * entry ran hot in carry over, to a new record of its block too, and
+ * this program joins those of m's hot list. */
+static size_t old_entries(const Module *m, const FileHead *oh, OutEnt *out, size_t ours,
+                          size_t *data)
 {
     const FileEnt *ent = (const void *)(oh + 1);
     const uint8_t *od = (const uint8_t *)(ent + oh->nent);
     size_t n = ours;
+    qsort(m->hot, m->nhot, sizeof *m->hot, cmp_u64);
     for (uint64_t i = 0; i < oh->nent; i++) {
         OutEnt key = { .off = ent[i].off };
-        if (!pcache_file_fits(n + 1, *data + ent[i].len) ||
-            bsearch(&key, out, ours, sizeof *out, cmp_off) ||
+        OutEnt *mine = bsearch(&key, out, ours, sizeof *out, cmp_off);
+        if (mine)
+            mine->progs |= ent[i].progs;
+        if (mine || !pcache_file_fits(n + 1, *data + ent[i].len) ||
             !pcache_record(od, oh->data_len, &ent[i]))
             continue;
-        out[n++] = (OutEnt){ ent[i].off, od + ent[i].pos, ent[i].len, 0, ent[i].sum };
+        bool hot = bsearch(&ent[i].off, m->hot, m->nhot, sizeof *m->hot, cmp_u64);
+        out[n++] = (OutEnt){ ent[i].off, od + ent[i].pos, ent[i].len, 0, ent[i].sum,
+                             ent[i].progs | (hot ? prog_bits : 0) };
         *data += ent[i].len;
     }
     qsort(out, n, sizeof *out, cmp_off);
@@ -540,7 +558,7 @@ static bool write_file(int fd, const Module *m, const OutEnt *out, size_t n, siz
     size_t pos = 0;
     for (size_t i = 0; i < n; i++) {
         ent[i] = (FileEnt){ .off = out[i].off, .pos = (uint32_t)pos, .len = out[i].len,
-                            .sum = out[i].sum };
+                            .sum = out[i].sum, .progs = out[i].progs };
         pos += out[i].len;
     }
     h->sum = hash_bytes(ent, n * sizeof *ent, hash_bytes(h, sizeof *h, 3));
@@ -571,7 +589,7 @@ bool pcache_write_module(Module *m)
     if (out) {
         size_t data = 0;
         size_t ours = our_entries(m, out, &data);
-        size_t n = old ? old_entries(oh, out, ours, &data) : ours;
+        size_t n = old ? old_entries(m, oh, out, ours, &data) : ours;
         char name[128], tmp[160];
         file_name(m, name, sizeof name);
         snprintf(tmp, sizeof tmp, ".%s.%d.tmp", name, (int)getpid());
@@ -583,8 +601,8 @@ bool pcache_write_module(Module *m)
             if (!ok)
                 unlinkat(dir_fd, tmp, 0);
         }
-        xlat_log(LOG_CACHE, "cache: %s: %s %zu translations (%zu new)\n", m->name,
-                 ok ? "wrote" : "could not write", n, ours);
+        xlat_log(LOG_CACHE, "cache: %s: %s %zu translations (%zu new, %zu newly hot here)\n",
+                 m->name, ok ? "wrote" : "could not write", n, ours, m->nhot);
         free(out);
     }
     if (old)

@@ -393,18 +393,27 @@ done:
     return r;
 }
 
-bool tb_from_pcache(const TBKey *key, TB **out, uintptr_t link)
+int tb_from_pcache(const TBKey *key, TB **out, uintptr_t link, unsigned df, bool *counted)
 {
     PcacheHit hit;
+    *out = NULL;
     if (!pcache_on)
-        return false;
+        return TR_NONE;
     guest_mem.ops->code_lock();
     if (!pcache_lookup(key->pc, &hit)) {
         guest_mem.ops->code_unlock();
-        return false;
+        return TR_NONE;
     }
     pthread_mutex_lock(&tb_lock);
     TB *tb = tb_lookup(key);
+    if (!tb && !*counted && !pcache_hit_ours(&hit)) {
+        *counted = true;
+        if (interp_run_of(key->pc, df)) {
+            pthread_mutex_unlock(&tb_lock);
+            guest_mem.ops->code_unlock();
+            return TR_INTERP;
+        }
+    }
     /* The hit's origin is an executable mapping holding the whole block:
      * no need to ask code_ok (tb_room) again. */
     if (!tb && !(key->pc & 1) && !buffer_full()) {
@@ -423,5 +432,5 @@ bool tb_from_pcache(const TBKey *key, TB **out, uintptr_t link)
     pthread_mutex_unlock(&tb_lock);
     guest_mem.ops->code_unlock();
     *out = tb;
-    return tb != NULL;
+    return tb ? TR_OK : TR_NONE;
 }

@@ -3,11 +3,17 @@
  * first argument, dlopen'ed after it) lands somewhere else each time, then
  * runs the library's code and prints what it computed.
  *   main LIB PAD
+ * Built a second time with -DWORK=3 as another program (another build id)
+ * for which the library's loop is not hot.
  */
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+
+#ifndef WORK
+#define WORK 20000
+#endif
 
 int main(int argc, char **argv)
 {
@@ -25,6 +31,6 @@ int main(int argc, char **argv)
     long (*value)(void) = (long (*)(void))dlsym(h, "lib_value");
     if (!work || !value)
         return 5;
-    printf("value %ld work %ld\n", value(), work(20000));
+    printf("value %ld work %ld\n", value(), work(WORK));
     return 0;
 }
