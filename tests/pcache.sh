@@ -85,9 +85,9 @@ mode, files = sys.argv[1], sys.argv[2:]
 rng = random.Random(42)
 for f in files:
     b = bytearray(open(f, "rb").read())
-    if mode == "flip":            # 64 bits in the records (after header and table)
+    if mode == "flip":            # 64 bits in the records (after header, table, progs)
         nent = int.from_bytes(b[72:80], "little")
-        lo = 96 + 24 * nent
+        lo = 96 + 32 * nent
         for _ in range(64):
             i = rng.randrange(lo, len(b))
             b[i] ^= 1 << rng.randrange(8)
@@ -99,10 +99,14 @@ for f in files:
         b[8] ^= 0xff
     elif mode == "table":         # an entry's record position, past the end
         b[96 + 8 : 96 + 12] = (0x7ffffff0).to_bytes(4, "little")
+    elif mode == "progs":         # every entry's programs: a hint, not checked
+        nent = int.from_bytes(b[72:80], "little")
+        for i in range(96 + 24 * nent, 96 + 32 * nent):
+            b[i] ^= 0xa5
     open(f, "wb").write(b)
 PY
 }
-for mode in flip header truncate build table; do
+for mode in flip header truncate build table progs; do
     check "warm (plain)" "$want" 0
     damage $mode
     check "cache files damaged ($mode)" "$want" 0 -d cache
@@ -112,6 +116,8 @@ for mode in flip header truncate build table; do
     header) grep -q ': corrupted' "$TMP/err" || bad "header: -d cache does not say corrupted" ;;
     truncate) grep -q ': truncated' "$TMP/err" || bad "truncate: -d cache does not say truncated" ;;
     build) grep -q 'another xlat build' "$TMP/err" || bad "build: -d cache does not say another build" ;;
+    progs) grep -Eq 'corrupted|truncated' "$TMP/err" && bad "progs: a hint made a file unusable"
+           grep -Eq 'libt.so: [0-9]+ translations' "$TMP/err" || bad "progs: the file was not used" ;;
     esac
     check "after $mode, rewritten" "$want" 0 -d cache
     grep -Eq 'libt.so: [0-9]+ translations' "$TMP/err" || bad "after $mode: the file was not replaced"
@@ -258,7 +264,10 @@ own_hot=$(counter 'blocks translated')
 own_first=$(counter 'first runs interpreted')
 XLAT_CACHE_DIR=$TMP/mains run 0 -d stats >/dev/null
 XLAT_CACHE_DIR=$TMP/mains run 0 -d stats >/dev/null
-[[ $(other "$TMP/mains") == "$want_other" ]] || bad "other with main's cache: wrong output"
+[[ $(XLAT_CACHE_DIR=$TMP/mains "$XLAT" -d stats,cache -L "$SYSROOT" "$TMP/otherprog" "$TMP/libt.so" 0 \
+      2>"$TMP/err") == "$want_other" ]] || bad "other with main's cache: wrong output"
+grep -q 'noted this program in [1-9]' "$TMP/err" ||
+    bad "other with main's cache noted itself in no file in place (-d cache)"
 took=$(( $(counter 'blocks from the cache') + $(counter 'blocks translated') ))
 ((took <= own_hot + 20)) ||
     bad "other with main's cache installed or translated $took blocks; cold it translates $own_hot"

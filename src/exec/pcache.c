@@ -355,14 +355,15 @@ void pcache_mappings_changed(void)
     __atomic_fetch_add(&origin_gen, 1, __ATOMIC_RELEASE);
 }
 
-static bool ours(const FileEnt *e)
+/* Was e (an entry of m's) hot in this program before? */
+static bool ours(const Module *m, const FileEnt *e)
 {
-    return (e->progs & prog_bits) == prog_bits;
+    return (m->progs[e - m->ent] & prog_bits) == prog_bits;
 }
 
 bool pcache_hit_ours(const PcacheHit *hit)
 {
-    return ours(hit->ent);
+    return ours(hit->module, hit->ent);
 }
 
 int pcache_hint(uint64_t pc)
@@ -375,7 +376,7 @@ int pcache_hint(uint64_t pc)
         return PCACHE_NONE;
     found_ent = pcache_find(m->ent, m->nent, pc - last_origin.delta);
     found_pc = pc;
-    return !found_ent ? PCACHE_NONE : ours(found_ent) ? PCACHE_OURS : PCACHE_OTHERS;
+    return !found_ent ? PCACHE_NONE : ours(m, found_ent) ? PCACHE_OURS : PCACHE_OTHERS;
 }
 
 bool pcache_lookup(uint64_t pc, PcacheHit *hit)
@@ -437,8 +438,8 @@ bool pcache_fill(TB *tb, const PcacheHit *hit, size_t *hot_off, size_t *cold_off
     }
     uint16_t *dst = tb_pcmap_alloc(tb->ninsns, &tb->pcmap);
     memcpy(dst, r.map, tb->ninsns * 4u);
-    if (!ours(hit->ent) && pcache_grow((void **)&m->hot, &m->hotmax, m->nhot + 1, sizeof *m->hot))
-        m->hot[m->nhot++] = hit->ent->off;     /* hot here too, for the file's next write */
+    if (!ours(m, hit->ent) && pcache_grow((void **)&m->hot, &m->hotmax, m->nhot + 1, sizeof *m->hot))
+        m->hot[m->nhot++] = hit->ent->off;     /* hot here too: pcache_flush notes it */
     *hot_off = hot;
     *cold_off = cold;
     stats.pcache_hits++;
@@ -450,22 +451,22 @@ bool pcache_fill(TB *tb, const PcacheHit *hit, size_t *hot_off, size_t *cold_off
  * Writing merges the whole file anew, so a write costs what the file weighs
  * (a compiler's is tens of MB): for a few translations its file lacks, a
  * warm process would spend more than the next ones save. So a process
- * writes only when its new translations, and the kept ones that became hot
- * in this program (prog_bits), are at least one in WRITE_FRACTION of the
- * file's, and never into a full file; a translation not kept is only
- * translated again, as without the cache, and one whose program is not
- * noted is installed after its first runs. (With a fixed floor instead,
- * every cc1 of a configure run rewrote cc1's full 64 MB file at exit.)
+ * writes only when its new translations are at least one in WRITE_FRACTION
+ * of the file's, and never into a full file; a translation not kept is only
+ * translated again, as without the cache. (With a fixed floor instead,
+ * every cc1 of a configure run rewrote cc1's full 64 MB file at exit.) The
+ * kept translations that became hot in this program are noted in place
+ * otherwise (pcache_note_programs).
  */
 #define WRITE_FRACTION 32
 
 static bool worth_writing(const Module *m)
 {
-    if (!m->ncap && !m->nhot)
+    if (!m->ncap)
         return false;
     if (m->state != 1)
-        return m->ncap != 0;
-    return (m->ncap + m->nhot) * WRITE_FRACTION >= m->nent &&
+        return true;
+    return m->ncap * WRITE_FRACTION >= m->nent &&
            pcache_file_fits(m->nent + m->ncap, m->data_len + m->caplen);
 }
 
@@ -477,7 +478,9 @@ void pcache_flush(void)
     for (int i = 0; i < nmodules; i++) {
         Module *m = &modules[i];
         if (worth_writing(m) && pcache_write_module(m))
-            wrote = true;
+            wrote = true;       /* with the notes of its hot list */
+        else
+            pcache_note_programs(m);
         m->ncap = m->caplen = m->nhot = 0;
     }
     pthread_mutex_unlock(&tb_lock);

@@ -207,15 +207,16 @@ const char *pcache_file_check(const uint8_t *p, size_t len, const Module *m)
         return "another xlat build or options";
     if (h->idlen != m->idlen || memcmp(h->id, m->id, 32) != 0 || h->size != m->size)
         return "another file's";
-    if (h->nent > len / sizeof(FileEnt) || h->data_len > len ||
-        sizeof *h + h->nent * sizeof(FileEnt) + h->data_len != len)
+    if (h->nent > len / (sizeof(FileEnt) + 8) || h->data_len > len ||
+        sizeof *h + h->nent * (sizeof(FileEnt) + 8) + h->data_len != len)
         return "truncated";
     if (hash_bytes(h + 1, h->nent * sizeof(FileEnt), hash_bytes(&copy, sizeof copy, 3)) != h->sum)
         return "corrupted";
     return NULL;
 }
 
-const uint8_t *pcache_map_file(const Module *m, size_t *len, const char **why, bool touch)
+const uint8_t *pcache_map_file(const Module *m, size_t *len, ino_t *ino, const char **why,
+                               bool touch)
 {
     char name[128];
     file_name(m, name, sizeof name);
@@ -244,6 +245,7 @@ const uint8_t *pcache_map_file(const Module *m, size_t *len, const char **why, b
     if (!*why) {
         p = map;
         *len = (size_t)st.st_size;
+        *ino = st.st_ino;
         if (touch && time(NULL) - st.st_mtime > TOUCH_AFTER)
             futimens(fd, NULL);         /* recently used (eviction goes by mtime) */
     }
@@ -272,7 +274,8 @@ static void module_open(Module *m)
 {
     const char *why = NULL;
     size_t len = 0;
-    const uint8_t *p = pcache_map_file(m, &len, &why, true);
+    ino_t ino = 0;
+    const uint8_t *p = pcache_map_file(m, &len, &ino, &why, true);
     if (!p) {
         __atomic_store_n(&m->state, -1, __ATOMIC_RELEASE);
         xlat_log(LOG_CACHE, "cache: %s: %s\n", m->name, why);
@@ -283,7 +286,9 @@ static void module_open(Module *m)
     m->maplen = len;
     m->ent = (const void *)(h + 1);
     m->nent = h->nent;
-    m->data = (const uint8_t *)(m->ent + h->nent);
+    m->progs = file_progs(h);
+    m->map_ino = ino;
+    m->data = file_records(h);
     m->data_len = h->data_len;
     __atomic_store_n(&m->state, 1, __ATOMIC_RELEASE);
     xlat_log(LOG_CACHE, "cache: %s: %llu translations\n", m->name, (unsigned long long)m->nent);
@@ -523,30 +528,32 @@ static size_t old_entries(const Module *m, const FileHead *oh, OutEnt *out, size
                           size_t *data)
 {
     const FileEnt *ent = (const void *)(oh + 1);
-    const uint8_t *od = (const uint8_t *)(ent + oh->nent);
+    const uint64_t *progs = file_progs(oh);
+    const uint8_t *od = file_records(oh);
     size_t n = ours;
-    qsort(m->hot, m->nhot, sizeof *m->hot, cmp_u64);
+    if (m->nhot)                        /* (NULL when empty: no qsort of NULL) */
+        qsort(m->hot, m->nhot, sizeof *m->hot, cmp_u64);
     for (uint64_t i = 0; i < oh->nent; i++) {
         OutEnt key = { .off = ent[i].off };
         OutEnt *mine = bsearch(&key, out, ours, sizeof *out, cmp_off);
         if (mine)
-            mine->progs |= ent[i].progs;
+            mine->progs |= progs[i];
         if (mine || !pcache_file_fits(n + 1, *data + ent[i].len) ||
             !pcache_record(od, oh->data_len, &ent[i]))
             continue;
-        bool hot = bsearch(&ent[i].off, m->hot, m->nhot, sizeof *m->hot, cmp_u64);
+        bool hot = m->nhot && bsearch(&ent[i].off, m->hot, m->nhot, sizeof *m->hot, cmp_u64);
         out[n++] = (OutEnt){ ent[i].off, od + ent[i].pos, ent[i].len, 0, ent[i].sum,
-                             ent[i].progs | (hot ? prog_bits : 0) };
+                             progs[i] | (hot ? prog_bits : 0) };
         *data += ent[i].len;
     }
     qsort(out, n, sizeof *out, cmp_off);
     return n;
 }
 
-/* Header, table, then the records straight from where they are. */
+/* Header, table, progs, then the records straight from where they are. */
 static bool write_file(int fd, const Module *m, const OutEnt *out, size_t n, size_t data)
 {
-    size_t head = sizeof(FileHead) + n * sizeof(FileEnt);
+    size_t head = sizeof(FileHead) + n * (sizeof(FileEnt) + 8);
     FileHead *h = calloc(1, head);
     if (!h)
         return false;
@@ -555,10 +562,12 @@ static bool write_file(int fd, const Module *m, const OutEnt *out, size_t n, siz
     memcpy(h->magic, PC_MAGIC, 8);
     memcpy(h->id, m->id, 32);
     FileEnt *ent = (FileEnt *)(h + 1);
+    uint64_t *progs = (uint64_t *)(ent + n);
     size_t pos = 0;
     for (size_t i = 0; i < n; i++) {
         ent[i] = (FileEnt){ .off = out[i].off, .pos = (uint32_t)pos, .len = out[i].len,
-                            .sum = out[i].sum, .progs = out[i].progs };
+                            .sum = out[i].sum };
+        progs[i] = out[i].progs;
         pos += out[i].len;
     }
     h->sum = hash_bytes(ent, n * sizeof *ent, hash_bytes(h, sizeof *h, 3));
@@ -582,7 +591,8 @@ bool pcache_write_module(Module *m)
 {
     size_t oldlen = 0;
     const char *why;
-    const uint8_t *old = pcache_map_file(m, &oldlen, &why, false);
+    ino_t ino;
+    const uint8_t *old = pcache_map_file(m, &oldlen, &ino, &why, false);
     const FileHead *oh = (const void *)old;
     OutEnt *out = malloc((m->ncap + (old ? oh->nent : 0) + 1) * sizeof *out);
     bool ok = false;
@@ -608,6 +618,44 @@ bool pcache_write_module(Module *m)
     if (old)
         munmap((void *)old, oldlen);
     return ok;
+}
+
+/*
+ * This program's bits into the progs of m's hot entries, in place in the
+ * file m mapped (if another process renamed a new one over it since, the
+ * notes go with the old one: only a hint lost). Each is 8 aligned bytes
+ * that only gain bits, outside what the header's hash covers; a process
+ * reading one as it is written sees the old hint or the new. Costs an
+ * open and a write per entry instead of rewriting the file: a program that
+ * made a few of a shared libc's blocks hot notes them without rewriting
+ * libc's file of every other program's.
+ */
+void pcache_note_programs(const Module *m)
+{
+    if (!m->nhot || m->state != 1)
+        return;
+    char name[128];
+    file_name(m, name, sizeof name);
+    int fd = openat(dir_fd, name, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    struct stat st;
+    size_t noted = 0;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
+        st.st_ino == m->map_ino && (size_t)st.st_size == m->maplen) {
+        for (size_t i = 0; i < m->nhot; i++) {
+            const FileEnt *e = pcache_find(m->ent, m->nent, m->hot[i]);
+            if (!e)
+                continue;
+            const uint64_t *slot = &m->progs[e - m->ent];
+            uint64_t v = *slot | prog_bits;
+            if (pwrite(fd, &v, sizeof v, (off_t)((const uint8_t *)slot - m->map)) != sizeof v)
+                break;
+            noted++;
+        }
+    }
+    close(fd);
+    xlat_log(LOG_CACHE, "cache: %s: noted this program in %zu translations\n", m->name, noted);
 }
 
 typedef struct DirFile { char name[256]; time_t mtime; off_t size; } DirFile;

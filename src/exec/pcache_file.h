@@ -16,7 +16,7 @@
 
 #include "exec/tb.h"
 
-#define PC_MAGIC "XLATPC03"
+#define PC_MAGIC "XLATPC04"
 #define MAX_MODULES 512
 #define FILE_MAX (256u << 20)           /* one cache file's bytes at most */
 #define DIR_MAX_DEFAULT (1024ull << 20) /* the directory's (XLAT_CACHE_SIZE, MiB) */
@@ -40,8 +40,30 @@ typedef struct FileEnt {
     uint64_t off;               /* file offset of the block's first instruction */
     uint32_t pos, len;          /* its record: data + pos */
     uint64_t sum;               /* hash of the record */
-    uint64_t progs;             /* the programs it ran hot in (prog_bits of each, or'ed) */
 } FileEnt;
+
+/*
+ * A file: FileHead, FileEnt[nent] (hashed with the header), then for each
+ * entry the programs its block ran hot in (prog_bits of each, or'ed): a
+ * hint that only chooses when a translation is installed, so it is not
+ * hashed and a process notes itself there in place (pcache_note_programs),
+ * not by rewriting the file. Then the records.
+ */
+static inline const uint64_t *file_progs(const FileHead *h)
+{
+    return (const uint64_t *)((const FileEnt *)(h + 1) + h->nent);
+}
+
+static inline const uint8_t *file_records(const FileHead *h)
+{
+    return (const uint8_t *)(file_progs(h) + h->nent);
+}
+
+/* Whether a file of nent entries and data_len record bytes stays within FILE_MAX. */
+static inline bool pcache_file_fits(uint64_t nent, uint64_t data_len)
+{
+    return sizeof(FileHead) + nent * (sizeof(FileEnt) + 8) + data_len <= FILE_MAX;
+}
 
 /* A record: RecHead, pcmap pairs, relocations, guest bytes, hot, cold. */
 typedef struct RecHead {
@@ -63,12 +85,6 @@ typedef struct RecReloc {
     uint32_t val;               /* REL32: target offset; GUEST: bytes accessed; TB: offset
                                  * in the TB; HOSTFN: address - pcache_anchor, signed */
 } RecReloc;
-
-/* Whether a file of nent entries and data_len record bytes stays within FILE_MAX. */
-static inline bool pcache_file_fits(uint64_t nent, uint64_t data_len)
-{
-    return sizeof(FileHead) + nent * sizeof(FileEnt) + data_len <= FILE_MAX;
-}
 
 static inline unsigned rel_part(const RecReloc *r) { return r->parts & 15; }
 static inline unsigned rel_tpart(const RecReloc *r) { return r->parts >> 4; }
@@ -155,6 +171,8 @@ typedef struct Module {
     const uint8_t *map;
     size_t maplen;
     const FileEnt *ent;
+    const uint64_t *progs;      /* file_progs of the mapped file */
+    ino_t map_ino;              /* the mapped file's (pcache_note_programs writes to it) */
     uint64_t nent;
     const uint8_t *data;
     uint64_t data_len;
@@ -172,14 +190,15 @@ extern int dir_fd;                      /* the cache directory */
 extern uint64_t build_hash, config_hash, dir_max;
 /*
  * The program this process runs (the first module, its main executable),
- * as two bits of 64: FileEnt.progs is a Bloom filter of the programs in
- * which a block ran hot (was translated, or installed after its first
+ * as two bits of 64: a file's progs are Bloom filters of the programs in
+ * which each block ran hot (was translated, or installed after its first
  * runs). A block kept for other programs only is run the way a cold
  * process would (interpreted at first) and installed instead of
  * translated once it is hot here: /usr/bin/true with a cache that python3
  * filled installed 894 blocks instead of its own 343, most of them run
- * once (an install costs about what three interpreted runs do). A full
- * filter only installs everything at once again. 0: no program yet.
+ * once (an install costs about what six interpreted runs do), and took
+ * 20 % longer. A full filter only installs everything at once again.
+ * 0: no program yet.
  */
 extern uint64_t prog_bits;
 
@@ -195,8 +214,10 @@ uint64_t pcache_build_hash(void);
 int pcache_open_dir(char *path, size_t keep);
 
 /* Map m's cache file, if it holds in every way its header says: its bytes
- * (munmap them), else NULL and why. touch: mark it recently used. */
-const uint8_t *pcache_map_file(const Module *m, size_t *len, const char **why, bool touch);
+ * (munmap them) and its inode number, else NULL and why. touch: mark it
+ * recently used. */
+const uint8_t *pcache_map_file(const Module *m, size_t *len, ino_t *ino, const char **why,
+                               bool touch);
 /* Why the cache file image p (len bytes) is not m's, or NULL. */
 const char *pcache_file_check(const uint8_t *p, size_t len, const Module *m);
 /* m's cache file looked up once, by the first thread to ask: m->state. */
@@ -208,6 +229,8 @@ const FileEnt *pcache_find(const FileEnt *ent, uint64_t n, uint64_t off);
 const RecHead *pcache_record(const uint8_t *data, uint64_t data_len, const FileEnt *fe);
 /* Write m's captures merged with its file as it is now; false if not written. */
 bool pcache_write_module(Module *m);
+/* Note this program in the progs of m's hot list, in place in m's file. */
+void pcache_note_programs(const Module *m);
 /* Keep the directory under dir_max: the least recently used files go. */
 void pcache_evict(void);
 /* Grow *p (of *max units of unit bytes) to hold need units. */

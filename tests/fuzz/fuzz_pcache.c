@@ -27,10 +27,10 @@ static size_t buf_cap;
 static void fix_sums(uint8_t *p, size_t len)
 {
     FileHead *h = (FileHead *)p;
-    if (len < sizeof *h || h->nent > (len - sizeof *h) / sizeof(FileEnt))
+    if (len < sizeof *h || h->nent > (len - sizeof *h) / (sizeof(FileEnt) + 8))
         return;
     FileEnt *ent = (FileEnt *)(h + 1);
-    const uint8_t *data = (const uint8_t *)(ent + h->nent);
+    const uint8_t *data = file_records(h);
     size_t avail = len - (size_t)(data - p);
     for (uint64_t i = 0; i < h->nent; i++)
         if ((uint64_t)ent[i].pos + ent[i].len <= avail)
@@ -92,7 +92,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     const FileHead *h = (const FileHead *)buf;
     const FileEnt *ent = (const FileEnt *)(h + 1);
-    const uint8_t *recs = (const uint8_t *)(ent + h->nent);
+    const uint64_t *progs = file_progs(h);
+    const uint8_t *recs = file_records(h);
     volatile unsigned sink = 0;
     for (uint64_t i = 0; i < h->nent; i++) {
         const RecHead *r = pcache_record(recs, h->data_len, &ent[i]);
@@ -106,6 +107,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         const FileEnt *f = pcache_find(ent, h->nent, ent[i].off);
         if (f && f->off != ent[i].off)
             abort();
+        sink += (unsigned)progs[i];     /* each entry's hint is inside the file too */
     }
     (void)sink;
     return 0;
