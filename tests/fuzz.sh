@@ -57,6 +57,8 @@ read -r -a LIBS <<<"$(cd "$REPO" && make -s --no-print-directory \
     --eval='xlat-print-ldlibs: ; @echo $(LDLIBS)' xlat-print-ldlibs 2>/dev/null)"
 [[ ${#LIBS[@]} -gt 0 ]] || LIBS=(-lm -lpthread)
 fail=0
+# The smallest program, for the seeds of fuzz_elf and fuzz_pcache.
+printf 'void _start(void){for(;;);}\n' >"$OUT/seed.c"
 for src in "$REPO"/tests/fuzz/fuzz_*.c; do
     name=$(basename "$src" .c)
     bin=$OUT/$name
@@ -72,7 +74,6 @@ for src in "$REPO"/tests/fuzz/fuzz_*.c; do
     mkdir -p "$corpus"
     if [[ $name == fuzz_elf ]] && command -v riscv64-linux-gnu-gcc >/dev/null; then
         # Seeds: small real riscv64 ELFs (static, static-pie, dynamic).
-        printf 'void _start(void){for(;;);}\n' >"$OUT/seed.c"
         riscv64-linux-gnu-gcc -nostdlib -static -Os -o "$corpus/seed-static" "$OUT/seed.c" 2>/dev/null
         riscv64-linux-gnu-gcc -nostdlib -static-pie -fPIE -Os -o "$corpus/seed-pie" "$OUT/seed.c" 2>/dev/null
         riscv64-linux-gnu-gcc -nostdlib -fPIE -Os -o "$corpus/seed-dyn" "$OUT/seed.c" 2>/dev/null
@@ -86,7 +87,6 @@ for src in "$REPO"/tests/fuzz/fuzz_*.c; do
             done
         cp "$OUT"/pcache-seed/*.xc "$corpus/" 2>/dev/null
         # and ELF files with a build id, whose identity it also reads.
-        printf 'void _start(void){for(;;);}\n' >"$OUT/seed.c"
         riscv64-linux-gnu-gcc -nostdlib -static -Os -Wl,--build-id -o "$corpus/seed-elf" "$OUT/seed.c" 2>/dev/null
         riscv64-linux-gnu-gcc -nostdlib -shared -fPIC -Os -Wl,--build-id -o "$corpus/seed-so" "$OUT/seed.c" 2>/dev/null
     fi
