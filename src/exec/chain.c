@@ -40,19 +40,6 @@ void tb_link(TB *src, int n, TB *dst, unsigned df)
     warm_record_edge(src->pc, n, dst->pc);
 }
 
-void tb_link_exit(uintptr_t link, TB *dst)
-{
-    unsigned df = dflags();
-    if (!link || !(df & DF_CHAIN))
-        return;
-    /* Never from a block of other flags: the state changed inside it (an
-     * FP instruction made FS Dirty; priv.h), and a block translated for
-     * the new state may not run in the old. */
-    TB *src = (TB *)(link & ~(uintptr_t)TB_SLOT_MASK);
-    if (src->flags == dst->flags)
-        tb_link(src, (int)(link & TB_SLOT_MASK), dst, df);
-}
-
 void tb_unlink_all(TB *tb)
 {
     /* Jumps into tb go back to their exit stubs. */

@@ -138,11 +138,9 @@ static enum exit_reason interp_block(CPUState *cpu)
 
 /*
  * The TB for pc: from the hash table (if the jump cache has pc too, there
- * is nothing else to do), or a new translation. The direct exit that came
- * here (link, see tb_link_exit) is chained to it under the same hold of
- * tb_lock.
+ * is nothing else to do), or a new translation.
  */
-static int find_tb(CPUState *cpu, uint64_t pc, TB **out, unsigned df, uintptr_t link)
+static int find_tb(CPUState *cpu, uint64_t pc, TB **out, unsigned df)
 {
     TBKey key;
     if (!tb_key_of(cpu, pc, &key))
@@ -151,8 +149,6 @@ static int find_tb(CPUState *cpu, uint64_t pc, TB **out, unsigned df, uintptr_t 
     dstats.lookups++;
     pthread_mutex_lock(&tb_lock);
     TB *tb = tb_lookup(&key);
-    if (tb)
-        tb_link_exit(link, tb);
     if (tb && in_jc) {
         pthread_mutex_unlock(&tb_lock);
         dstats.jc_hits++;
@@ -169,7 +165,7 @@ static int find_tb(CPUState *cpu, uint64_t pc, TB **out, unsigned df, uintptr_t 
     }
     if (hint != PCACHE_NONE) {
         pthread_mutex_unlock(&tb_lock);
-        int r = tb_from_pcache(&key, &tb, link, df, &counted);
+        int r = tb_from_pcache(&key, &tb, df, &counted);
         if (r == TR_OK)
             jc_publish(cpu, tb, df, false);
         if (r == TR_OK || r == TR_INTERP) {
@@ -178,8 +174,6 @@ static int find_tb(CPUState *cpu, uint64_t pc, TB **out, unsigned df, uintptr_t 
         }
         pthread_mutex_lock(&tb_lock);
         tb = tb_lookup(&key);
-        if (tb)
-            tb_link_exit(link, tb);
     }
     bool first = !tb && !counted && interp_run_of(pc, df);
     pthread_mutex_unlock(&tb_lock);
@@ -187,7 +181,7 @@ static int find_tb(CPUState *cpu, uint64_t pc, TB **out, unsigned df, uintptr_t 
         return TR_INTERP;
     bool translated = !tb;
     if (!tb) {
-        int r = tb_translate(cpu, &key, &tb, link);
+        int r = tb_translate(cpu, &key, &tb);
         if (r != TR_OK)
             return r;
     }
@@ -253,7 +247,7 @@ static __attribute__((noinline)) enum exit_reason run_loop(CPUState *cpu)
         }
         uint64_t gen = __atomic_load_n(&flush_gen, __ATOMIC_ACQUIRE);
         TB *tb = NULL;
-        int r = find_tb(cpu, cpu->pc, &tb, df, link);
+        int r = find_tb(cpu, cpu->pc, &tb, df);
         if (r == TR_FULL) {
             cache_exit();
             cache_flush(gen);
@@ -269,6 +263,16 @@ static __attribute__((noinline)) enum exit_reason run_loop(CPUState *cpu)
                 return er;
             link = 0;
             continue;
+        }
+        if (link && (df & DF_CHAIN)) {
+            /* Never from a block of other flags: the state changed inside
+             * it (an FP instruction made FS Dirty; priv.h), and a block
+             * translated for the new state may not run in the old. */
+            TB *src = (TB *)(link & ~(uintptr_t)TB_SLOT_MASK);
+            pthread_mutex_lock(&tb_lock);
+            if (src->flags == tb->flags)
+                tb_link(src, (int)(link & TB_SLOT_MASK), tb, df);
+            pthread_mutex_unlock(&tb_lock);
         }
         if (df & DF_TRACE)
             fprintf(log_file, "Trace: [%p] %016llx\n", tb_entry_rx(tb),

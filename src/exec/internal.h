@@ -75,23 +75,19 @@ static inline TB *tb_lookup(const TBKey *key)
 }
 /* Translate the block at key (unless it exists): TR_OK with *out, or why not. */
 enum { TR_OK, TR_FULL, TR_NOEXEC, TR_INTERP, TR_NONE };
-int tb_translate(CPUState *cpu, const TBKey *key, TB **out, uintptr_t link);
+int tb_translate(CPUState *cpu, const TBKey *key, TB **out);
 /* The block at key from the persistent cache (pcache.c), if it has one
  * that fits: TR_OK with *out (as tb_translate's). One kept for other
  * programs only is installed once the dispatcher's first runs of it are
  * over: TR_INTERP while they are not (*counted: this run was counted, by
  * the caller or here). Else TR_NONE. */
-int tb_from_pcache(const TBKey *key, TB **out, uintptr_t link, unsigned df, bool *counted);
+int tb_from_pcache(const TBKey *key, TB **out, unsigned df, bool *counted);
 void tb_invalidate(TB *tb);             /* tb_lock held */
 /* Empty the table and page lists for a flush (tb_lock held). */
 void tb_cache_reset(void);
 
 /* -- chain.c (tb_lock held) -- */
 void tb_link(TB *src, int n, TB *dst, unsigned df);
-/* The direct exit that led the dispatcher to dst (link: TB|slot, from
- * cpu->jit_link; 0: none) jumps to dst from now on, if it may. Called
- * where the dispatcher's lookup holds tb_lock anyway. */
-void tb_link_exit(uintptr_t link, TB *dst);
 /* Unchain every jump into tb and tb's own jumps. */
 void tb_unlink_all(TB *tb);
 

@@ -207,8 +207,8 @@ const char *pcache_file_check(const uint8_t *p, size_t len, const Module *m)
         return "another xlat build or options";
     if (h->idlen != m->idlen || memcmp(h->id, m->id, 32) != 0 || h->size != m->size)
         return "another file's";
-    if (h->nent > len / (sizeof(FileEnt) + 8) || h->data_len > len ||
-        sizeof *h + h->nent * (sizeof(FileEnt) + 8) + h->data_len != len)
+    if (h->nent > len / ENT_BYTES || h->data_len > len ||
+        sizeof *h + h->nent * ENT_BYTES + h->data_len != len)
         return "truncated";
     if (hash_bytes(h + 1, h->nent * sizeof(FileEnt), hash_bytes(&copy, sizeof copy, 3)) != h->sum)
         return "corrupted";
@@ -245,7 +245,8 @@ const uint8_t *pcache_map_file(const Module *m, size_t *len, ino_t *ino, const c
     if (!*why) {
         p = map;
         *len = (size_t)st.st_size;
-        *ino = st.st_ino;
+        if (ino)
+            *ino = st.st_ino;
         if (touch && time(NULL) - st.st_mtime > TOUCH_AFTER)
             futimens(fd, NULL);         /* recently used (eviction goes by mtime) */
     }
@@ -553,7 +554,7 @@ static size_t old_entries(const Module *m, const FileHead *oh, OutEnt *out, size
 /* Header, table, progs, then the records straight from where they are. */
 static bool write_file(int fd, const Module *m, const OutEnt *out, size_t n, size_t data)
 {
-    size_t head = sizeof(FileHead) + n * (sizeof(FileEnt) + 8);
+    size_t head = sizeof(FileHead) + n * ENT_BYTES;
     FileHead *h = calloc(1, head);
     if (!h)
         return false;
@@ -591,8 +592,7 @@ bool pcache_write_module(Module *m)
 {
     size_t oldlen = 0;
     const char *why;
-    ino_t ino;
-    const uint8_t *old = pcache_map_file(m, &oldlen, &ino, &why, false);
+    const uint8_t *old = pcache_map_file(m, &oldlen, NULL, &why, false);
     const FileHead *oh = (const void *)old;
     OutEnt *out = malloc((m->ncap + (old ? oh->nent : 0) + 1) * sizeof *out);
     bool ok = false;

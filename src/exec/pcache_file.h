@@ -49,6 +49,8 @@ typedef struct FileEnt {
  * hashed and a process notes itself there in place (pcache_note_programs),
  * not by rewriting the file. Then the records.
  */
+#define ENT_BYTES (sizeof(FileEnt) + sizeof(uint64_t))   /* an entry's, table and progs */
+
 static inline const uint64_t *file_progs(const FileHead *h)
 {
     return (const uint64_t *)((const FileEnt *)(h + 1) + h->nent);
@@ -62,7 +64,7 @@ static inline const uint8_t *file_records(const FileHead *h)
 /* Whether a file of nent entries and data_len record bytes stays within FILE_MAX. */
 static inline bool pcache_file_fits(uint64_t nent, uint64_t data_len)
 {
-    return sizeof(FileHead) + nent * (sizeof(FileEnt) + 8) + data_len <= FILE_MAX;
+    return sizeof(FileHead) + nent * ENT_BYTES + data_len <= FILE_MAX;
 }
 
 /* A record: RecHead, pcmap pairs, relocations, guest bytes, hot, cold. */
@@ -214,8 +216,8 @@ uint64_t pcache_build_hash(void);
 int pcache_open_dir(char *path, size_t keep);
 
 /* Map m's cache file, if it holds in every way its header says: its bytes
- * (munmap them) and its inode number, else NULL and why. touch: mark it
- * recently used. */
+ * (munmap them) and, if ino is not NULL, its inode number; else NULL and
+ * why. touch: mark it recently used. */
 const uint8_t *pcache_map_file(const Module *m, size_t *len, ino_t *ino, const char **why,
                                bool touch);
 /* Why the cache file image p (len bytes) is not m's, or NULL. */

@@ -350,7 +350,7 @@ static void tb_publish(TB *tb, const TBKey *key)
         log_tb(tb);
 }
 
-int tb_translate(CPUState *cpu, const TBKey *key, TB **out, uintptr_t link)
+int tb_translate(CPUState *cpu, const TBKey *key, TB **out)
 {
     uint64_t pc = key->pc;
     guest_mem.ops->code_lock();
@@ -385,15 +385,13 @@ int tb_translate(CPUState *cpu, const TBKey *key, TB **out, uintptr_t link)
     stats.translated++;
     tb_publish(tb, key);
 done:
-    if (tb)
-        tb_link_exit(link, tb);
     pthread_mutex_unlock(&tb_lock);
     guest_mem.ops->code_unlock();
     *out = tb;
     return r;
 }
 
-int tb_from_pcache(const TBKey *key, TB **out, uintptr_t link, unsigned df, bool *counted)
+int tb_from_pcache(const TBKey *key, TB **out, unsigned df, bool *counted)
 {
     PcacheHit hit;
     *out = NULL;
@@ -427,8 +425,6 @@ int tb_from_pcache(const TBKey *key, TB **out, uintptr_t link, unsigned df, bool
             tb = NULL;
         }
     }
-    if (tb)
-        tb_link_exit(link, tb);
     pthread_mutex_unlock(&tb_lock);
     guest_mem.ops->code_unlock();
     *out = tb;

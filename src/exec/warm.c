@@ -122,7 +122,7 @@ void exec_before_fork(void)
         uint64_t pc = __atomic_load_n(&warm->pc[warm_seen % WARM_SLOTS], __ATOMIC_RELAXED);
         if (!tb_key_of(this_cpu, pc, &key))
             continue;
-        int r = tb_translate(this_cpu, &key, &tb, 0);
+        int r = tb_translate(this_cpu, &key, &tb);
         if (r == TR_FULL)
             break;              /* no room: leave the flush to the dispatcher */
         if (r == TR_OK)

@@ -27,7 +27,7 @@ static size_t buf_cap;
 static void fix_sums(uint8_t *p, size_t len)
 {
     FileHead *h = (FileHead *)p;
-    if (len < sizeof *h || h->nent > (len - sizeof *h) / (sizeof(FileEnt) + 8))
+    if (len < sizeof *h || h->nent > (len - sizeof *h) / ENT_BYTES)
         return;
     FileEnt *ent = (FileEnt *)(h + 1);
     const uint8_t *data = file_records(h);
