@@ -39,6 +39,16 @@ run() {   # label expected-regex (- for none) xlat-args...
     [[ $re = - ]] || grep -Eq "$re" "$TMP/err" || { echo "log_items: $label: no stderr line matching '$re'"; head -5 "$TMP/err"; fail=1; }
 }
 stat() { sed -n "s/^xlat stats: $1 *\([0-9]*\).*/\1/p" "$TMP/err"; }
+# stats time: its parts read; EXPR (awk, over total code first installs
+# translating rest) holds, and the parts add up to no more than the whole.
+check_times() {
+    local label=$1 expr=$2 t
+    t=$(sed -n 's/^xlat stats: time *\([0-9.]*\) ms since start: translated code \([0-9.]*\), first runs \([0-9.]*\), installs \([0-9.]*\), translating \([0-9.]*\), the rest \([0-9.]*\) .*/\1 \2 \3 \4 \5 \6/p' "$TMP/err")
+    awk -v t="$t" "BEGIN { n = split(t, v, \" \"); total = v[1]; code = v[2]; first = v[3];
+                          installs = v[4]; translating = v[5]; rest = v[6];
+                          exit !(n == 6 && ($expr) && code + first + installs + translating <= total + 0.002) }" ||
+        { echo "log_items: $label: time line '$t' (total code first installs translating rest), want $expr"; fail=1; }
+}
 
 # in_asm: objdump-style lines (address, encoding, mnemonic) of main.
 run in_asm "^ +$main_addr:[[:space:]]+[0-9a-f]{4,8}[[:space:]]+[a-z]" -d in_asm
@@ -80,7 +90,12 @@ grep -Eq '^xlat stats: insns per block +[0-9]+\.[0-9]{2}$' "$TMP/err" || { echo 
 # first-interp: blocks that run once are interpreted, and none with it off.
 [[ $(stat 'first runs interpreted') -gt 20 ]] ||
     { echo "log_items: stats: first runs interpreted '$(stat 'first runs interpreted')', want > 20"; fail=1; }
-run no-first-interp '^xlat stats: first runs interpreted +0$' -d stats --tune no-first-interp
+runs_insns=$(sed -n 's/^xlat stats: first runs interpreted \([0-9]*\) (\([0-9]*\) instructions)$/\1 \2/p' "$TMP/err")
+read -r runs insns_first <<<"$runs_insns"
+[[ -n $runs && ${insns_first:-0} -ge $runs ]] ||
+    { echo "log_items: stats: first runs '$runs_insns', want at least an instruction each"; fail=1; }
+check_times stats 'code > 0 && first > 0 && translating > 0 && installs == 0'
+run no-first-interp '^xlat stats: first runs interpreted +0 \(0 instructions\)$' -d stats --tune no-first-interp
 run nochain '^xlat stats: chains made +0$' -d nochain,stats
 [[ $(stat 'direct exits') -gt $chained ]] || { echo "log_items: nochain: direct exits did not grow"; fail=1; }
 # Chained or not, the same blocks run: chained entries are counted.
@@ -96,6 +111,11 @@ grep -q '^page: map' "$TMP/log2" || { echo "log_items: QEMU_LOG_FILENAME: no pag
 # cache: the program's cache file is missing, then read, with its translations.
 XLAT_CACHE=1 XLAT_CACHE_DIR=$TMP/cache run cache-cold 'cache: .*/t: no cache file' -d cache
 XLAT_CACHE=1 XLAT_CACHE_DIR=$TMP/cache run cache-warm 'cache: .*/t: [1-9][0-9]* translations' -d cache
+# stats time of a warm start: the blocks come from the cache, and their installs took some.
+XLAT_CACHE=1 XLAT_CACHE_DIR=$TMP/cache run cache-stats-cold - -d stats
+XLAT_CACHE=1 XLAT_CACHE_DIR=$TMP/cache run cache-stats-warm - -d stats
+[[ $(stat 'blocks from the cache') -gt 50 ]] || { echo "log_items: cache-stats-warm: $(stat 'blocks from the cache') from the cache"; fail=1; }
+check_times cache-stats-warm 'installs > 0'
 # -d help lists every item.
 items=$("$XLAT" -d help | awk '{print $1}' | sort | tr '\n' ' ')
 [[ $items = "cache exec in_asm nochain out_asm page stats strace unimp " ]] || { echo "log_items: -d help lists: $items"; fail=1; }

@@ -35,6 +35,8 @@ unsigned dflags_compute(void)
         f |= DF_TRACE;
     if (tune.xpage && !guest_mem.softmmu)     /* see guest_mem.h */
         f |= DF_XPAGE;
+    if (log_mask & LOG_STATS)
+        f |= DF_TIME;
     return f;
 }
 
@@ -129,8 +131,10 @@ static enum exit_reason interp_block(CPUState *cpu)
 {
     _Static_assert(INTERP_STRAIGHT_MAX == TB_MAX_INSNS, "a block's interpreted runs end where it would");
     uint32_t fences = cpu->fence_i_count;
+    uint64_t instret = cpu->instret;
     dstats.first_runs++;
     enum exit_reason er = interp_straight(cpu);
+    dstats.first_insns += cpu->instret - instret;
     if (cpu->fence_i_count != fences)
         flush_for_fence_i();
     return er;
@@ -165,7 +169,9 @@ static int find_tb(CPUState *cpu, uint64_t pc, TB **out, unsigned df)
     }
     if (hint != PCACHE_NONE) {
         pthread_mutex_unlock(&tb_lock);
+        uint64_t t0 = time_start(df);
         int r = tb_from_pcache(&key, &tb, df, &counted);
+        time_add(df, &dstats.t_install, t0);
         if (r == TR_OK)
             jc_publish(cpu, tb, df, false);
         if (r == TR_OK || r == TR_INTERP) {
@@ -181,7 +187,9 @@ static int find_tb(CPUState *cpu, uint64_t pc, TB **out, unsigned df)
         return TR_INTERP;
     bool translated = !tb;
     if (!tb) {
+        uint64_t t0 = time_start(df);
         int r = tb_translate(cpu, &key, &tb);
+        time_add(df, &dstats.t_translate, t0);
         if (r != TR_OK)
             return r;
     }
@@ -258,7 +266,9 @@ static __attribute__((noinline)) enum exit_reason run_loop(CPUState *cpu)
         if (r == TR_INTERP || r == TR_NOEXEC) {
             /* A first run; or code that cannot be fetched, where the
              * interpreter raises the exact fault. */
+            uint64_t t0 = time_start(df);
             enum exit_reason er = r == TR_INTERP ? interp_block(cpu) : interp_step(cpu);
+            time_add(df, &dstats.t_first, t0);
             if (er != EXIT_NONE && !state_change_only(cpu, er))
                 return er;
             link = 0;
@@ -277,7 +287,9 @@ static __attribute__((noinline)) enum exit_reason run_loop(CPUState *cpu)
         if (df & DF_TRACE)
             fprintf(log_file, "Trace: [%p] %016llx\n", tb_entry_rx(tb),
                     (unsigned long long)tb->pc);
+        uint64_t t0 = time_start(df);
         int code = jit_rt.enter(cpu, tb_entry_rx(tb));
+        time_add(df, &dstats.t_code, t0);
         link = 0;
         switch (code) {
         case EXIT_CHAIN:

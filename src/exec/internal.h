@@ -143,7 +143,7 @@ void warm_record_edge(uint64_t src, int n, uint64_t dst);
 
 /* -- dispatch.c -- */
 void dispatch_init(void);
-enum { DF_CHAIN = 1, DF_TRACE = 2, DF_XPAGE = 4 };
+enum { DF_CHAIN = 1, DF_TRACE = 2, DF_XPAGE = 4, DF_TIME = 8 };
 extern unsigned dflags_cached;
 unsigned dflags_compute(void);
 /* Dispatch flags: what the dispatcher needs from the options, computed once
@@ -172,9 +172,24 @@ extern struct ExecStats {
  * path), added to the sum when the thread's vCPU ends or they are printed. */
 typedef struct {
     uint64_t lookups, jc_hits, direct_exits, indirect_exits, poll_exits, first_runs;
+    uint64_t first_insns;               /* instructions the first runs interpreted */
+    /* DF_TIME (-d stats): where the dispatch loop's time went, in TSC ticks */
+    uint64_t t_code, t_first, t_install, t_translate;
 } DispatchStats;
 extern __thread DispatchStats dstats;
 void dstats_flush(void);
+/* The time stamp counter: a few cycles to read, constant rate on every
+ * host xlat runs on; stats.c converts it against the clock at exit. */
+static inline uint64_t stats_ticks(void) { return __builtin_ia32_rdtsc(); }
+void stats_clock_start(void);
+/* Time a part of the dispatch loop when DF_TIME is on: t0 = time_start(df),
+ * the part, then time_add(df, &dstats.t_..., t0). */
+static inline uint64_t time_start(unsigned df) { return df & DF_TIME ? stats_ticks() : 0; }
+static inline void time_add(unsigned df, uint64_t *acc, uint64_t t0)
+{
+    if (df & DF_TIME)
+        *acc += stats_ticks() - t0;
+}
 /* A flush drops the TBs and their counts: keep them (with -d stats). */
 void prof_keep_flushed(void);
 

@@ -11,6 +11,7 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "exec/exec.h"
 #include "exec/internal.h"
@@ -18,6 +19,42 @@
 struct ExecStats stats;
 __thread DispatchStats dstats;
 static DispatchStats dstats_sum;
+
+/* The clock and the TSC when exec_init ran: at exit, the two elapsed
+ * times give the TSC's rate. */
+static uint64_t start_ticks, start_ns;
+
+static uint64_t clock_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+void stats_clock_start(void)
+{
+    start_ticks = stats_ticks();
+    start_ns = clock_ns();
+}
+
+/*
+ * Where the dispatch loop's time went (DF_TIME), summed over the threads,
+ * and what remains of the time since exec_init: xlat's own start and
+ * dispatch, system calls and the kernel (page faults). A forked child
+ * counts from its parent's start, as its other counters do.
+ */
+static void print_times(FILE *f, const DispatchStats *d)
+{
+    uint64_t ns = clock_ns() - start_ns, ticks = stats_ticks() - start_ticks;
+    double ms_per_tick = ticks ? (double)ns / 1e6 / (double)ticks : 0.0;
+    double code = (double)d->t_code * ms_per_tick, first = (double)d->t_first * ms_per_tick;
+    double inst = (double)d->t_install * ms_per_tick, tr = (double)d->t_translate * ms_per_tick;
+    double total = (double)ns / 1e6, rest = total - code - first - inst - tr;
+    fprintf(f, "xlat stats: time                  %.3f ms since start: translated code %.3f, "
+               "first runs %.3f, installs %.3f, translating %.3f, the rest %.3f "
+               "(xlat's own work, system calls or devices, the host kernel)\n",
+            total, code, first, inst, tr, rest > 0 ? rest : 0.0);
+}
 
 void dstats_flush(void)
 {
@@ -65,7 +102,8 @@ void exec_print_stats(void)
     fprintf(f, "xlat stats: blocks from the cache %llu (%llu moved)\n",
             (unsigned long long)stats.pcache_hits, (unsigned long long)stats.pcache_moved);
     fprintf(f, "xlat stats: chains warmed (fork)  %llu\n", (unsigned long long)stats.warm_chained);
-    fprintf(f, "xlat stats: first runs interpreted %llu\n", (unsigned long long)d.first_runs);
+    fprintf(f, "xlat stats: first runs interpreted %llu (%llu instructions)\n",
+            (unsigned long long)d.first_runs, (unsigned long long)d.first_insns);
     fprintf(f, "xlat stats: blocks invalidated    %llu\n", (unsigned long long)stats.invalidated);
     fprintf(f, "xlat stats: code cache flushes    %llu\n", (unsigned long long)stats.flushes);
     fprintf(f, "xlat stats: code bytes            %zu in line, %zu out of line\n",
@@ -83,6 +121,7 @@ void exec_print_stats(void)
     fprintf(f, "xlat stats: poll exits            %llu\n", (unsigned long long)d.poll_exits);
     fprintf(f, "xlat stats: smc faults            %llu\n", (unsigned long long)stats.smc_faults);
     fprintf(f, "xlat stats: efault retries        %llu\n", (unsigned long long)stats.efault_retries);
+    print_times(f, &d);
 
     BlockProfile p = prof_flushed;
     if (code_rw)

@@ -136,7 +136,7 @@ static const LogItem log_items[] = {
     { "strace", LOG_STRACE, "log system calls (same as -strace)" },
     { "out_asm", LOG_OUT_ASM, "show the host code of each translated block (disassembled)" },
     { "nochain", LOG_NOCHAIN, "do not chain translated blocks together" },
-    { "stats",  LOG_STATS,  "print execution counters (blocks, chains, exits, block profile) at exit" },
+    { "stats",  LOG_STATS,  "print execution counters (blocks, chains, exits, block profile, where the time went) at exit" },
     { "cache",  LOG_CACHE,  "the persistent translation cache: files read and written, translations not used" },
 };
 
