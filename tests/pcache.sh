@@ -60,6 +60,14 @@ check cold "$want" 0 -d stats
 [[ $(counter 'blocks from the cache') == 0 ]] || bad "cold: blocks came from the cache"
 check warm "$want" 0 -d stats
 [[ $(counter 'blocks from the cache') -gt 100 ]] || bad "warm: only '$(counter 'blocks from the cache')' blocks from the cache"
+# A few blocks become hot only in warm runs; the files are small, so they
+# are written too and later starts translate nothing (not one in 32 of the
+# file's: without the small-file rule each start translated 10 again).
+for i in 1 2 3 4 5 6; do
+    check "warm run $i" "$want" 0 -d stats
+done
+[[ $(counter 'blocks translated') -le 2 ]] ||
+    bad "warm, 7 runs on: still '$(counter 'blocks translated')' blocks translated at each start"
 # The library preloaded moves libc too (it is mapped before it).
 for pad in 3 9; do
     check "warm, library $pad pages lower, libc below it" "$want" "$pad" -d stats \
