@@ -13,8 +13,17 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "riscv/cpu.h"
+
+/* The host's CLOCK_MONOTONIC, in ns. */
+static inline uint64_t monotonic_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
 
 /* size bytes of zero memory, mapped without reserving swap (pages are
  * touched as they are used); exits with a message if mmap fails. */

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "exec/exec.h"
 #include "exec/perfmap.h"
 
 int perfmap_enabled;
@@ -39,13 +40,6 @@ struct jitdump_code_load {
     /* then the NUL-terminated name and the code bytes */
 };
 
-static uint64_t timestamp(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 static void open_jitdump(void)
 {
     char path[64];
@@ -57,7 +51,7 @@ static void open_jitdump(void)
     }
     struct jitdump_header h = {
         .magic = JITDUMP_MAGIC, .version = JITDUMP_VERSION, .total_size = sizeof h,
-        .elf_mach = EM_X86_64, .pid = (uint32_t)getpid(), .timestamp = timestamp(),
+        .elf_mach = EM_X86_64, .pid = (uint32_t)getpid(), .timestamp = monotonic_ns(),
     };
     fwrite(&h, sizeof h, 1, dump_file);
     fflush(dump_file);
@@ -121,7 +115,7 @@ void perfmap_add(uint64_t guest_pc, const void *code, uint32_t size)
         size_t nlen = strlen(name) + 1;
         struct jitdump_code_load r = {
             .id = JIT_CODE_LOAD, .total_size = (uint32_t)(sizeof r + nlen + size),
-            .timestamp = timestamp(), .pid = (uint32_t)getpid(), .tid = (uint32_t)gettid(),
+            .timestamp = monotonic_ns(), .pid = (uint32_t)getpid(), .tid = (uint32_t)gettid(),
             .vma = (uintptr_t)code, .code_addr = (uintptr_t)code, .code_size = size,
             .code_index = code_index++,
         };

@@ -11,7 +11,6 @@
  */
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include "exec/exec.h"
 #include "exec/internal.h"
@@ -24,17 +23,10 @@ static DispatchStats dstats_sum;
  * times give the TSC's rate. */
 static uint64_t start_ticks, start_ns;
 
-static uint64_t clock_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 void stats_clock_start(void)
 {
     start_ticks = stats_ticks();
-    start_ns = clock_ns();
+    start_ns = monotonic_ns();
 }
 
 /*
@@ -45,7 +37,7 @@ void stats_clock_start(void)
  */
 static void print_times(FILE *f, const DispatchStats *d)
 {
-    uint64_t ns = clock_ns() - start_ns, ticks = stats_ticks() - start_ticks;
+    uint64_t ns = monotonic_ns() - start_ns, ticks = stats_ticks() - start_ticks;
     double ms_per_tick = ticks ? (double)ns / 1e6 / (double)ticks : 0.0;
     double code = (double)d->t_code * ms_per_tick, first = (double)d->t_first * ms_per_tick;
     double inst = (double)d->t_install * ms_per_tick, tr = (double)d->t_translate * ms_per_tick;

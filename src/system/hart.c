@@ -374,7 +374,7 @@ static bool wait_for_acks(Hart *self)
     bool done = true;
     while (acks_outstanding(self)) {
         if (!t0)
-            t0 = sched_now_ns();
+            t0 = monotonic_ns();
         if (__atomic_load_n(&self->preempt, __ATOMIC_ACQUIRE)) {
             done = false;
             break;
@@ -383,7 +383,7 @@ static bool wait_for_acks(Hart *self)
         sched_yield();
     }
     if (t0)
-        self->stats.wait_ns += sched_now_ns() - t0;
+        self->stats.wait_ns += monotonic_ns() - t0;
     return done;
 }
 

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "exec/exec.h"
 #include "system/gdbstub.h"
 #include "system/hart.h"
 #include "system/hw/plic.h"
@@ -21,13 +22,6 @@ static uint64_t mtime_offset;
 
 #define NS_PER_TICK (1000000000ULL / MTIME_HZ)
 
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 /* Ticks since the start at host time ns. */
 static uint64_t raw_ticks(uint64_t ns)
 {
@@ -38,17 +32,17 @@ static uint64_t raw_ticks(uint64_t ns)
 
 uint64_t machine_mtime(void)
 {
-    return raw_ticks(now_ns()) + __atomic_load_n(&mtime_offset, __ATOMIC_ACQUIRE);
+    return raw_ticks(monotonic_ns()) + __atomic_load_n(&mtime_offset, __ATOMIC_ACQUIRE);
 }
 
 void machine_set_mtime(uint64_t t)
 {
-    __atomic_store_n(&mtime_offset, t - raw_ticks(now_ns()), __ATOMIC_RELEASE);
+    __atomic_store_n(&mtime_offset, t - raw_ticks(monotonic_ns()), __ATOMIC_RELEASE);
 }
 
 void machine_mtime_deadline(uint64_t t, struct timespec *abs)
 {
-    uint64_t ns = now_ns(), raw = raw_ticks(ns);
+    uint64_t ns = monotonic_ns(), raw = raw_ticks(ns);
     uint64_t m = raw + __atomic_load_n(&mtime_offset, __ATOMIC_ACQUIRE);
     if (t > m) {                                        /* the start of tick t */
         uint64_t tick_ns = start_ns + raw * NS_PER_TICK, d = t - m;

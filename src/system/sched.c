@@ -37,13 +37,6 @@ static pthread_cond_t waiting = PTHREAD_COND_INITIALIZER;    /* the slicer */
 static Hart *queue_head, *queue_tail;
 static unsigned nthreads, idle_threads;
 
-uint64_t sched_now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 void sched_set_threads(unsigned threads) { nthreads = threads; }
 
 unsigned sched_threads(void)
@@ -60,7 +53,7 @@ unsigned sched_threads(void)
 static void enqueue(Hart *h, bool first)
 {
     __atomic_store_n(&h->sched_state, SCHED_QUEUED, __ATOMIC_SEQ_CST);
-    h->queued_at = sched_now_ns();
+    h->queued_at = monotonic_ns();
     h->queue_next = NULL;
     if (!queue_head) {
         queue_head = queue_tail = h;
@@ -88,7 +81,7 @@ static Hart *dequeue(void)
     queue_head = h->queue_next;
     if (!queue_head)
         queue_tail = NULL;
-    uint64_t t = sched_now_ns();
+    uint64_t t = monotonic_ns();
     h->steal_ns += t - h->queued_at;
     h->slice_start = t;
     __atomic_store_n(&h->preempt, 0, __ATOMIC_RELAXED);  /* a slice asked of its last run */
@@ -183,7 +176,7 @@ static void *slicer(void *arg)
         pthread_mutex_lock(&lock);
         if (!queue_head)
             continue;
-        uint64_t t = sched_now_ns();
+        uint64_t t = monotonic_ns();
         for (unsigned i = 0; i < machine.nharts; i++) {
             Hart *h = machine.harts[i];
             if (h->sched_state == SCHED_RUNNING && t - h->slice_start >= SLICE_NS) {

@@ -31,9 +31,6 @@ enum { SCHED_BLOCKED, SCHED_QUEUED, SCHED_RUNNING };
 /* Why hart_run_slice gave its thread back. */
 enum hart_leave { LEAVE_EXIT, LEAVE_PREEMPT, LEAVE_BLOCK };
 
-/* CLOCK_MONOTONIC in ns, the clock of slices and steal time. */
-uint64_t sched_now_ns(void);
-
 /* Threads to run the machine's harts on (0: min(harts, host CPUs)); more
  * than the harts are not made. Before sched_run. sched_threads: how many
  * it makes. */

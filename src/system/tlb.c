@@ -189,13 +189,6 @@ void tlb_dma_written(uint64_t pa, uint64_t len)
 
 /* -- Sizing and flushes ------------------------------------------------------------------- */
 
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 /* cpu->tlb[], what translated code probes: the current tables and sizes. */
 static void publish(CPUState *cpu)
 {
@@ -245,7 +238,7 @@ static unsigned next_bits(SysTlb *t, uint64_t now)
 /* The clock the sizing reads, if it sizes at all. */
 static uint64_t sizing_now(void)
 {
-    return tune.tlb_resize && !tune.tlb_bits ? now_ns() : 0;
+    return tune.tlb_resize && !tune.tlb_bits ? monotonic_ns() : 0;
 }
 
 /* Map t's tables and empty them at the first size. */
@@ -255,7 +248,7 @@ static void view_init(SysTlb *t)
     t->table = map_noreserve(sizeof(TlbEntry) << TLB_BITS_MAX);
     t->pa_page = map_noreserve(sizeof(uint64_t) << TLB_BITS_MAX);
     t->attr = map_noreserve((size_t)1 << TLB_BITS_MAX);
-    t->window_start = now_ns();
+    t->window_start = monotonic_ns();
     memset(t->table, 0xff, sizeof(TlbEntry) << bits);
     memset(t->victim, 0xff, sizeof t->victim);
     __atomic_store_n(&t->bits, bits, __ATOMIC_RELEASE);
@@ -799,7 +792,7 @@ static void view_grow(SysTlb *t)
             __atomic_fetch_or(&t->table[i + n].addr_write, TLB_CODE, __ATOMIC_SEQ_CST);
     }
     t->resizes++;
-    t->window_start = now_ns();         /* a resize starts a sizing window */
+    t->window_start = monotonic_ns();         /* a resize starts a sizing window */
     t->window_max = 0;
 }
 

@@ -27,7 +27,6 @@
 #include "user/loader.h"
 #include "user/mm.h"
 #include "user/options.h"
-#include "x86/disas.h"
 #include "user/own_fd.h"
 #include "user/path.h"
 #include "user/procfs.h"
@@ -38,6 +37,7 @@
 #include "exec/perfmap.h"
 #include "user/gdbstub.h"
 #include "user/symbols.h"
+#include "x86/disas.h"
 
 #define XLAT_VERSION "0.1"
 
