@@ -8,8 +8,9 @@
  * Operand fields are then extracted according to the row's format, so
  * consumers never look at instruction bits again.
  *
- * Compressed (RVC) halfwords are first expanded to the 32-bit instruction
- * they stand for (insn_expand_compressed), then decoded like any other word;
+ * Compressed (RVC) halfwords are decoded straight from a table of their
+ * forms (which 32-bit instruction each stands for, where its operands are),
+ * without making the 32-bit word: insn_raw() encodes it when asked.
  * Insn.len and Insn.craw remember the original.
  */
 #include "riscv/insn.h"
@@ -152,242 +153,232 @@ static int64_t imm_j(uint32_t w)
     return sext(v, 21);
 }
 
-/* Formats whose funct3 is a rounding mode (101 and 110 are reserved). */
-static bool has_rounding_mode(enum insn_format f)
-{
-    return f == FMT_FR_RM || f == FMT_FR4 || f == FMT_F1_RM ||
-           f == FMT_XF_RM || f == FMT_FX_RM;
-}
+/*
+ * What each format takes from the word: its register fields (a mask of 31
+ * or 0), how its immediate is made and what Insn.rm holds. Extraction is a
+ * table lookup rather than a switch on the format: an indirect branch that
+ * a mixed instruction stream mispredicts cost more than computing every
+ * candidate immediate (decoding is about a third of an interpreted first run).
+ */
+enum { IMM_NONE, IMM_I, IMM_S, IMM_B, IMM_U, IMM_J, IMM_SH, IMM_HI12, IMM_KINDS };
+enum { RMF_NONE, RMF_FUNCT3, RMF_AQRL, RMF_KINDS };
 
-/* FP register-register formats: Insn.rm = funct3 (a rounding mode or not). */
-static bool is_fp_op_format(enum insn_format f)
-{
-    return has_rounding_mode(f) || f == FMT_FR || f == FMT_FCMP ||
-           f == FMT_XF || f == FMT_FX;
-}
+typedef struct FmtInfo {
+    uint8_t rd, rs1, rs2, rs3;  /* 31: the field is an operand; 0: it is not */
+    uint8_t imm, rm;            /* IMM_*, RMF_* */
+    bool static_rm;             /* funct3 is a rounding mode: 101 and 110 are reserved */
+} FmtInfo;
+
+#define R 31
+static const FmtInfo fmt_info[FMT_COUNT] = {
+    [FMT_NONE]   = { 0, 0, 0, 0, IMM_NONE, RMF_NONE, false },
+    [FMT_R]      = { R, R, R, 0, IMM_NONE, RMF_NONE, false },
+    [FMT_R1]     = { R, R, 0, 0, IMM_NONE, RMF_NONE, false },
+    [FMT_I]      = { R, R, 0, 0, IMM_I, RMF_NONE, false },
+    [FMT_SH]     = { R, R, 0, 0, IMM_SH, RMF_NONE, false },
+    [FMT_L]      = { R, R, 0, 0, IMM_I, RMF_NONE, false },
+    [FMT_S]      = { 0, R, R, 0, IMM_S, RMF_NONE, false },
+    [FMT_B]      = { 0, R, R, 0, IMM_B, RMF_NONE, false },
+    [FMT_U]      = { R, 0, 0, 0, IMM_U, RMF_NONE, false },
+    [FMT_J]      = { R, 0, 0, 0, IMM_J, RMF_NONE, false },
+    [FMT_FENCE]  = { 0, 0, 0, 0, IMM_HI12, RMF_NONE, false },
+    [FMT_CSR]    = { R, R, 0, 0, IMM_HI12, RMF_NONE, false },
+    [FMT_CSRI]   = { R, R, 0, 0, IMM_HI12, RMF_NONE, false },
+    [FMT_LR]     = { R, R, 0, 0, IMM_NONE, RMF_AQRL, false },
+    [FMT_AMO]    = { R, R, R, 0, IMM_NONE, RMF_AQRL, false },
+    [FMT_FL]     = { R, R, 0, 0, IMM_I, RMF_NONE, false },
+    [FMT_FS]     = { 0, R, R, 0, IMM_S, RMF_NONE, false },
+    [FMT_FR]     = { R, R, R, 0, IMM_NONE, RMF_FUNCT3, false },
+    [FMT_FR_RM]  = { R, R, R, 0, IMM_NONE, RMF_FUNCT3, true },
+    [FMT_FR4]    = { R, R, R, R, IMM_NONE, RMF_FUNCT3, true },
+    [FMT_F1_RM]  = { R, R, 0, 0, IMM_NONE, RMF_FUNCT3, true },
+    [FMT_FCMP]   = { R, R, R, 0, IMM_NONE, RMF_FUNCT3, false },
+    [FMT_XF_RM]  = { R, R, 0, 0, IMM_NONE, RMF_FUNCT3, true },
+    [FMT_XF]     = { R, R, 0, 0, IMM_NONE, RMF_FUNCT3, false },
+    [FMT_FX_RM]  = { R, R, 0, 0, IMM_NONE, RMF_FUNCT3, true },
+    [FMT_FX]     = { R, R, 0, 0, IMM_NONE, RMF_FUNCT3, false },
+    [FMT_SFENCE] = { 0, R, R, 0, IMM_NONE, RMF_NONE, false },
+};
+#undef R
 
 /* Fill the operand fields of `in` (op, raw already set) per its format. */
-static void extract_fields(Insn *in)
+static void extract_fields(Insn *in, const InsnDesc *d, const FmtInfo *f)
 {
     uint32_t w = in->raw;
-    const InsnDesc *d = &insn_table[in->op];
-    uint8_t rd = bits(w, 11, 7), rs1 = bits(w, 19, 15), rs2 = bits(w, 24, 20);
-
-    in->rd = in->rs1 = in->rs2 = in->rs3 = 0;
-    in->rm = 0;
-    in->imm = 0;
-    if (is_fp_op_format(d->fmt))
-        in->rm = bits(w, 14, 12);
-
-    switch (d->fmt) {
-    case FMT_NONE:  break;
-    case FMT_R:     in->rd = rd; in->rs1 = rs1; in->rs2 = rs2; break;
-    case FMT_R1:    in->rd = rd; in->rs1 = rs1; break;
-    case FMT_I:
-    case FMT_L:     in->rd = rd; in->rs1 = rs1; in->imm = imm_i(w); break;
-    case FMT_SH:    /* slliw & co. have 5-bit shamts, RV64 shifts 6 */
-        in->rd = rd; in->rs1 = rs1;
-        in->imm = bits(w, 25, 20) & ((d->mask & (1u << 25)) ? 0x1f : 0x3f);
-        break;
-    case FMT_S:     in->rs1 = rs1; in->rs2 = rs2; in->imm = imm_s(w); break;
-    case FMT_B:     in->rs1 = rs1; in->rs2 = rs2; in->imm = imm_b(w); break;
-    case FMT_U:     in->rd = rd; in->imm = imm_u(w); break;
-    case FMT_J:     in->rd = rd; in->imm = imm_j(w); break;
-    case FMT_FENCE: in->imm = bits(w, 31, 20); break;
-    case FMT_CSR:
-    case FMT_CSRI:  in->rd = rd; in->rs1 = rs1; in->imm = bits(w, 31, 20); break;
-    case FMT_LR:    in->rd = rd; in->rs1 = rs1; in->rm = bits(w, 26, 25); break;
-    case FMT_AMO:
-        in->rd = rd; in->rs1 = rs1; in->rs2 = rs2; in->rm = bits(w, 26, 25);
-        break;
-    case FMT_FL:    in->rd = rd; in->rs1 = rs1; in->imm = imm_i(w); break;
-    case FMT_FS:    in->rs1 = rs1; in->rs2 = rs2; in->imm = imm_s(w); break;
-    case FMT_FR:
-    case FMT_FR_RM:
-    case FMT_FCMP:  in->rd = rd; in->rs1 = rs1; in->rs2 = rs2; break;
-    case FMT_FR4:
-        in->rd = rd; in->rs1 = rs1; in->rs2 = rs2; in->rs3 = bits(w, 31, 27);
-        break;
-    case FMT_F1_RM:
-    case FMT_XF_RM:
-    case FMT_XF:
-    case FMT_FX_RM:
-    case FMT_FX:    in->rd = rd; in->rs1 = rs1; break;
-    case FMT_SFENCE: in->rs1 = rs1; in->rs2 = rs2; break;
-    case FMT_COUNT: break;
-    }
+    in->rd = (w >> 7) & f->rd;
+    in->rs1 = (w >> 15) & f->rs1;
+    in->rs2 = (w >> 20) & f->rs2;
+    in->rs3 = (w >> 27) & f->rs3;
+    /* slliw & co. (mask covers bit 25) have 5-bit shamts, RV64 shifts 6 */
+    uint32_t shamt = bits(w, 25, 20) & ~(d->mask >> 20) & 0x3f;
+    const int64_t imm[IMM_KINDS] = {
+        [IMM_NONE] = 0, [IMM_I] = imm_i(w), [IMM_S] = imm_s(w), [IMM_B] = imm_b(w),
+        [IMM_U] = imm_u(w), [IMM_J] = imm_j(w), [IMM_SH] = shamt, [IMM_HI12] = w >> 20,
+    };
+    const uint8_t rm[RMF_KINDS] = { 0, bits(w, 14, 12), bits(w, 26, 25) };
+    in->imm = imm[f->imm];
+    in->rm = rm[f->rm];
 }
 
-/* -- 32-bit encoders for compressed expansion ----------------------------- */
+/* -- Compressed instructions ---------------------------------------------- */
 
-static uint32_t enc_r(uint32_t opc, unsigned f3, unsigned f7,
-                      unsigned rd, unsigned rs1, unsigned rs2)
-{
-    return opc | (rd << 7) | (f3 << 12) | (rs1 << 15) | (rs2 << 20) | (f7 << 25);
-}
+/*
+ * Every compressed instruction stands for a 32-bit one; its operands are
+ * bit fields of the halfword, moved into place: a form. The form is picked
+ * by quadrant and funct3 (and, in three of them, a few more bits), and the
+ * Insn is made from it without a branch on which form it is: a mixed
+ * instruction stream mispredicts a switch per instruction, and decoding is
+ * a third of an interpreted first run. The 32-bit word (Insn.raw) is not made
+ * here: insn_raw() encodes it for the few that print or inspect it.
+ */
 
-static uint32_t enc_i(uint32_t opc, unsigned f3, unsigned rd, unsigned rs1, int32_t imm)
-{
-    return opc | (rd << 7) | (f3 << 12) | (rs1 << 15) | ((uint32_t)imm << 20);
-}
+/* A field of c moved into the immediate: its bits of c, and a right shift
+ * of them placed at bit 32 (32 + src - dst: one shift either way). */
+typedef struct CMove { uint16_t mask; uint8_t shr; } CMove;
+#define MV(src, len, dst) { (uint16_t)(((1u << (len)) - 1) << (src)), (uint8_t)(32 + (src) - (dst)) }
+#define CMOVES 4
 
-static uint32_t enc_s(uint32_t opc, unsigned f3, unsigned rs1, unsigned rs2, int32_t imm)
-{
-    uint32_t u = (uint32_t)imm;
-    return opc | ((u & 0x1f) << 7) | (f3 << 12) | (rs1 << 15) | (rs2 << 20) |
-           (((u >> 5) & 0x7f) << 25);
-}
+/* Where a register operand comes from. */
+enum { CR_X0, CR_RA, CR_SP, CR_HI, CR_LO, CR_PHI, CR_PLO, CR_KINDS };
+static const struct { uint8_t shift, mask, add; } creg_src[CR_KINDS] = {
+    [CR_X0] = { 0, 0, 0 }, [CR_RA] = { 0, 0, 1 }, [CR_SP] = { 0, 0, 2 },
+    [CR_HI] = { 7, 31, 0 },     /* c[11:7] */
+    [CR_LO] = { 2, 31, 0 },     /* c[6:2] */
+    [CR_PHI] = { 7, 7, 8 },     /* c[9:7]: x8..x15 */
+    [CR_PLO] = { 2, 7, 8 },     /* c[4:2]: x8..x15 */
+};
 
-static uint32_t enc_b(unsigned f3, unsigned rs1, unsigned rs2, int32_t imm)
-{
-    uint32_t u = (uint32_t)imm;
-    return 0x63 | (((u >> 11) & 1) << 7) | (((u >> 1) & 0xf) << 8) | (f3 << 12) |
-           (rs1 << 15) | (rs2 << 20) | (((u >> 5) & 0x3f) << 25) | (((u >> 12) & 1) << 31);
-}
+typedef struct CForm {
+    uint16_t op;                /* enum insn_op; OP_illegal: reserved */
+    uint16_t nz;                /* reserved unless one of these bits of c is set */
+    uint8_t rd, rs1, rs2;       /* CR_* */
+    uint64_t sign;              /* immediate bits that copy c[12], its sign */
+    CMove imm[CMOVES];
+} CForm;
 
-static uint32_t enc_j(unsigned rd, int32_t imm)
-{
-    uint32_t u = (uint32_t)imm;
-    return 0x6f | (rd << 7) | (((u >> 12) & 0xff) << 12) | (((u >> 11) & 1) << 20) |
-           (((u >> 1) & 0x3ff) << 21) | (((u >> 20) & 1) << 31);
-}
+#define SIGN(bit)  (~0ull << (bit))
+#define NZ_IMM     0x107cu          /* c[12], c[6:2]: a CI immediate */
+#define NZ_RD      0x0f80u
+#define CI_IMM     MV(2, 5, 0)      /* imm[4:0] = c[6:2] */
+#define SHAMT      MV(2, 5, 0), MV(12, 1, 5)
+#define OFF_D      MV(10, 3, 3), MV(5, 2, 6)               /* c.ld, c.sd, c.fld, c.fsd */
+#define OFF_W      MV(10, 3, 3), MV(6, 1, 2), MV(5, 1, 6)  /* c.lw, c.sw */
+#define OFF_DSP    MV(12, 1, 5), MV(5, 2, 3), MV(2, 3, 6)  /* c.ldsp, c.fldsp */
+#define OFF_SDSP   MV(10, 3, 3), MV(7, 3, 6)               /* c.sdsp, c.fsdsp */
+#define OFF_B      MV(10, 2, 3), MV(5, 2, 6), MV(3, 2, 1), MV(2, 1, 5)
 
 enum {
-    OPC_LOAD = 0x03, OPC_LOAD_FP = 0x07, OPC_OP_IMM = 0x13, OPC_OP_IMM_32 = 0x1b,
-    OPC_STORE = 0x23, OPC_STORE_FP = 0x27, OPC_OP = 0x33, OPC_LUI = 0x37,
-    OPC_OP_32 = 0x3b, OPC_JALR = 0x67,
+    /* quadrant 0 */
+    F_ADDI4SPN, F_FLD, F_LW, F_LD, F_Q0_RES, F_FSD, F_SW, F_SD,
+    /* quadrant 1 */
+    F_ADDI, F_ADDIW, F_LI, F_LUI, F_ADDI16SP, F_SRLI, F_SRAI, F_ANDI,
+    F_SUB, F_XOR, F_OR, F_AND, F_SUBW, F_ADDW, F_ALU_RES6, F_ALU_RES7, F_J, F_BEQZ, F_BNEZ,
+    /* quadrant 2: c.jr/c.mv/c.ebreak/c.jalr/c.add by c[12], rs2 != 0, rd != 0 */
+    F_SLLI, F_FLDSP, F_LWSP, F_LDSP, F_CR_RES, F_JR, F_MV_X0, F_MV, F_EBREAK, F_JALR,
+    F_ADD_X0, F_ADD, F_FSDSP, F_SWSP, F_SDSP, F_COUNT
 };
-enum { X0 = 0, RA = 1, SP = 2 };
 
-/* -- Compressed expansion ------------------------------------------------- */
+#define CALU(op) { op, 0, CR_PHI, CR_PHI, CR_PLO, 0, { { 0, 0 } } }
+static const CForm cforms[F_COUNT] = {
+    [F_ADDI4SPN] = { OP_addi, 0x1fe0, CR_PLO, CR_SP, CR_X0, 0,
+                     { MV(11, 2, 4), MV(7, 4, 6), MV(6, 1, 2), MV(5, 1, 3) } },
+    [F_FLD]  = { OP_fld, 0, CR_PLO, CR_PHI, CR_X0, 0, { OFF_D } },
+    [F_LW]   = { OP_lw, 0, CR_PLO, CR_PHI, CR_X0, 0, { OFF_W } },
+    [F_LD]   = { OP_ld, 0, CR_PLO, CR_PHI, CR_X0, 0, { OFF_D } },
+    [F_Q0_RES] = { OP_illegal, 0, 0, 0, 0, 0, { { 0, 0 } } },
+    [F_FSD]  = { OP_fsd, 0, CR_X0, CR_PHI, CR_PLO, 0, { OFF_D } },
+    [F_SW]   = { OP_sw, 0, CR_X0, CR_PHI, CR_PLO, 0, { OFF_W } },
+    [F_SD]   = { OP_sd, 0, CR_X0, CR_PHI, CR_PLO, 0, { OFF_D } },
 
-/* Compressed register fields name x8..x15. */
-static unsigned creg(uint16_t c, unsigned lo) { return 8 + bits(c, lo + 2, lo); }
+    [F_ADDI]  = { OP_addi, 0, CR_HI, CR_HI, CR_X0, SIGN(5), { CI_IMM } },
+    [F_ADDIW] = { OP_addiw, NZ_RD, CR_HI, CR_HI, CR_X0, SIGN(5), { CI_IMM } },
+    [F_LI]    = { OP_addi, 0, CR_HI, CR_X0, CR_X0, SIGN(5), { CI_IMM } },
+    [F_LUI]   = { OP_lui, NZ_IMM, CR_HI, CR_X0, CR_X0, SIGN(17), { MV(2, 5, 12) } },
+    [F_ADDI16SP] = { OP_addi, NZ_IMM, CR_SP, CR_SP, CR_X0, SIGN(9),
+                     { MV(6, 1, 4), MV(5, 1, 6), MV(3, 2, 7), MV(2, 1, 5) } },
+    [F_SRLI] = { OP_srli, 0, CR_PHI, CR_PHI, CR_X0, 0, { SHAMT } },
+    [F_SRAI] = { OP_srai, 0, CR_PHI, CR_PHI, CR_X0, 0, { SHAMT } },
+    [F_ANDI] = { OP_andi, 0, CR_PHI, CR_PHI, CR_X0, SIGN(5), { CI_IMM } },
+    [F_SUB]  = CALU(OP_sub), [F_XOR] = CALU(OP_xor), [F_OR] = CALU(OP_or),
+    [F_AND]  = CALU(OP_and), [F_SUBW] = CALU(OP_subw), [F_ADDW] = CALU(OP_addw),
+    [F_ALU_RES6] = CALU(OP_illegal), [F_ALU_RES7] = CALU(OP_illegal),
+    /* c.j's seven fields: the first four here, the rest in decode_compressed */
+    [F_J]    = { OP_jal, 0, CR_X0, CR_X0, CR_X0, SIGN(11),
+                 { MV(11, 1, 4), MV(9, 2, 8), MV(8, 1, 10), MV(7, 1, 6) } },
+    [F_BEQZ] = { OP_beq, 0, CR_X0, CR_PHI, CR_X0, SIGN(8), { OFF_B } },
+    [F_BNEZ] = { OP_bne, 0, CR_X0, CR_PHI, CR_X0, SIGN(8), { OFF_B } },
 
-/* CI-format 6-bit signed immediate: imm[5] = bit 12, imm[4:0] = bits 6:2. */
-static int32_t ci_imm(uint16_t c) { return (int32_t)sext((bits(c, 12, 12) << 5) | bits(c, 6, 2), 6); }
+    [F_SLLI]  = { OP_slli, 0, CR_HI, CR_HI, CR_X0, 0, { SHAMT } },
+    [F_FLDSP] = { OP_fld, 0, CR_HI, CR_SP, CR_X0, 0, { OFF_DSP } },
+    [F_LWSP]  = { OP_lw, NZ_RD, CR_HI, CR_SP, CR_X0, 0,
+                  { MV(12, 1, 5), MV(4, 3, 2), MV(2, 2, 6) } },
+    [F_LDSP]  = { OP_ld, NZ_RD, CR_HI, CR_SP, CR_X0, 0, { OFF_DSP } },
+    [F_CR_RES] = { OP_illegal, 0, 0, 0, 0, 0, { { 0, 0 } } },
+    [F_JR]     = { OP_jalr, 0, CR_X0, CR_HI, CR_X0, 0, { { 0, 0 } } },
+    [F_MV_X0]  = { OP_add, 0, CR_HI, CR_X0, CR_LO, 0, { { 0, 0 } } },
+    [F_MV]     = { OP_add, 0, CR_HI, CR_X0, CR_LO, 0, { { 0, 0 } } },
+    [F_EBREAK] = { OP_ebreak, 0, CR_X0, CR_X0, CR_X0, 0, { { 0, 0 } } },
+    [F_JALR]   = { OP_jalr, 0, CR_RA, CR_HI, CR_X0, 0, { { 0, 0 } } },
+    [F_ADD_X0] = { OP_add, 0, CR_HI, CR_HI, CR_LO, 0, { { 0, 0 } } },
+    [F_ADD]    = { OP_add, 0, CR_HI, CR_HI, CR_LO, 0, { { 0, 0 } } },
+    [F_FSDSP] = { OP_fsd, 0, CR_X0, CR_SP, CR_LO, 0, { OFF_SDSP } },
+    [F_SWSP]  = { OP_sw, 0, CR_X0, CR_SP, CR_LO, 0, { MV(9, 4, 2), MV(7, 2, 6) } },
+    [F_SDSP]  = { OP_sd, 0, CR_X0, CR_SP, CR_LO, 0, { OFF_SDSP } },
+};
+#undef CALU
 
-/* Offsets of c.ld/c.sd/c.fld/c.fsd: uimm[5:3] = 12:10, uimm[7:6] = 6:5. */
-static int32_t cl_d_off(uint16_t c) { return (bits(c, 12, 10) << 3) | (bits(c, 6, 5) << 6); }
-/* Offsets of c.lw/c.sw: uimm[5:3] = 12:10, uimm[2] = 6, uimm[6] = 5. */
-static int32_t cl_w_off(uint16_t c)
+/*
+ * The form of halfword c (c & 3 != 3): its quadrant and funct3 pick a
+ * row, and three rows go on by other bits (SUB_*: the index added is
+ * worked out for every c and used by those).
+ */
+enum { SUB_NONE, SUB_LUI, SUB_ALU, SUB_CR, SUB_KINDS };
+static const struct { uint8_t form, sub; } cgroup[24] = {
+    { F_ADDI4SPN, 0 }, { F_FLD, 0 }, { F_LW, 0 }, { F_LD, 0 }, { F_Q0_RES, 0 }, { F_FSD, 0 },
+    { F_SW, 0 }, { F_SD, 0 },
+    { F_ADDI, 0 }, { F_ADDIW, 0 }, { F_LI, 0 }, { F_LUI, SUB_LUI }, { F_SRLI, SUB_ALU },
+    { F_J, 0 }, { F_BEQZ, 0 }, { F_BNEZ, 0 },
+    { F_SLLI, 0 }, { F_FLDSP, 0 }, { F_LWSP, 0 }, { F_LDSP, 0 }, { F_CR_RES, SUB_CR },
+    { F_FSDSP, 0 }, { F_SWSP, 0 }, { F_SDSP, 0 },
+};
+
+static const CForm *cform_of(uint16_t c)
 {
-    return (bits(c, 12, 10) << 3) | (bits(c, 6, 6) << 2) | (bits(c, 5, 5) << 6);
-}
-
-static uint32_t expand_q0(uint16_t c)
-{
-    unsigned rdp = creg(c, 2), rs1p = creg(c, 7);
-    switch (bits(c, 15, 13)) {
-    case 0: { /* c.addi4spn */
-        int32_t imm = (bits(c, 12, 11) << 4) | (bits(c, 10, 7) << 6) |
-                      (bits(c, 6, 6) << 2) | (bits(c, 5, 5) << 3);
-        return imm ? enc_i(OPC_OP_IMM, 0, rdp, SP, imm) : 0;
-    }
-    case 1: return enc_i(OPC_LOAD_FP, 3, rdp, rs1p, cl_d_off(c));     /* c.fld */
-    case 2: return enc_i(OPC_LOAD, 2, rdp, rs1p, cl_w_off(c));        /* c.lw */
-    case 3: return enc_i(OPC_LOAD, 3, rdp, rs1p, cl_d_off(c));        /* c.ld */
-    case 5: return enc_s(OPC_STORE_FP, 3, rs1p, rdp, cl_d_off(c));    /* c.fsd */
-    case 6: return enc_s(OPC_STORE, 2, rs1p, rdp, cl_w_off(c));       /* c.sw */
-    case 7: return enc_s(OPC_STORE, 3, rs1p, rdp, cl_d_off(c));       /* c.sd */
-    default: return 0;                                                /* reserved */
-    }
-}
-
-/* Quadrant 1, funct3 = 100: shifts, andi and register-register ALU ops. */
-static uint32_t expand_q1_alu(uint16_t c)
-{
-    unsigned rd = creg(c, 7), rs2 = creg(c, 2);
-    unsigned shamt = (bits(c, 12, 12) << 5) | bits(c, 6, 2);
-    switch (bits(c, 11, 10)) {
-    case 0: return enc_i(OPC_OP_IMM, 5, rd, rd, (int32_t)shamt);          /* c.srli */
-    case 1: return enc_i(OPC_OP_IMM, 5, rd, rd, (int32_t)(shamt | 0x400)); /* c.srai */
-    case 2: return enc_i(OPC_OP_IMM, 7, rd, rd, ci_imm(c));                /* c.andi */
-    }
-    static const struct { uint8_t f3, f7; } alu[2][4] = {
-        { {0, 0x20}, {4, 0}, {6, 0}, {7, 0} },  /* c.sub c.xor c.or c.and */
-        { {0, 0x20}, {0, 0}, {0, 0}, {0, 0} },  /* c.subw c.addw (rest reserved) */
+    unsigned rd = bits(c, 11, 7), alu = bits(c, 11, 10);
+    const uint8_t sub[SUB_KINDS] = {
+        [SUB_NONE] = 0,
+        [SUB_LUI] = rd == 2,                                    /* c.addi16sp */
+        /* srli srai andi, then (c[12], c[6:5]) sub xor or and subw addw - - */
+        [SUB_ALU] = (uint8_t)(alu + (alu == 3) * (bits(c, 12, 12) << 2 | bits(c, 6, 5))),
+        [SUB_CR] = (uint8_t)(bits(c, 12, 12) << 2 | (bits(c, 6, 2) != 0) << 1 | (rd != 0)),
     };
-    unsigned w = bits(c, 12, 12), f = bits(c, 6, 5);
-    if (w && f >= 2)
-        return 0;
-    return enc_r(w ? OPC_OP_32 : OPC_OP, alu[w][f].f3, alu[w][f].f7, rd, rd, rs2);
+    unsigned g = (c & 3) << 3 | c >> 13;
+    return &cforms[cgroup[g].form + sub[cgroup[g].sub]];
 }
 
-static uint32_t expand_q1(uint16_t c)
+static unsigned creg(uint16_t c, unsigned kind)
 {
-    unsigned rd = bits(c, 11, 7), rs1p = creg(c, 7);
-    switch (bits(c, 15, 13)) {
-    case 0: return enc_i(OPC_OP_IMM, 0, rd, rd, ci_imm(c));               /* c.addi, c.nop */
-    case 1: return rd ? enc_i(OPC_OP_IMM_32, 0, rd, rd, ci_imm(c)) : 0;   /* c.addiw */
-    case 2: return enc_i(OPC_OP_IMM, 0, rd, X0, ci_imm(c));               /* c.li */
-    case 3:
-        if (rd == SP) { /* c.addi16sp */
-            int32_t imm = (int32_t)sext((bits(c, 12, 12) << 9) | (bits(c, 6, 6) << 4) |
-                                        (bits(c, 5, 5) << 6) | (bits(c, 4, 3) << 7) |
-                                        (bits(c, 2, 2) << 5), 10);
-            return imm ? enc_i(OPC_OP_IMM, 0, SP, SP, imm) : 0;
-        } else { /* c.lui */
-            int32_t imm = ci_imm(c);
-            return imm ? OPC_LUI | (rd << 7) | ((uint32_t)imm << 12) : 0;
-        }
-    case 4: return expand_q1_alu(c);
-    case 5: { /* c.j */
-        int32_t imm = (int32_t)sext((bits(c, 12, 12) << 11) | (bits(c, 11, 11) << 4) |
-                                    (bits(c, 10, 9) << 8) | (bits(c, 8, 8) << 10) |
-                                    (bits(c, 7, 7) << 6) | (bits(c, 6, 6) << 7) |
-                                    (bits(c, 5, 3) << 1) | (bits(c, 2, 2) << 5), 12);
-        return enc_j(X0, imm);
-    }
-    default: { /* c.beqz, c.bnez */
-        int32_t imm = (int32_t)sext((bits(c, 12, 12) << 8) | (bits(c, 11, 10) << 3) |
-                                    (bits(c, 6, 5) << 6) | (bits(c, 4, 3) << 1) |
-                                    (bits(c, 2, 2) << 5), 9);
-        return enc_b(bits(c, 13, 13), rs1p, X0, imm);
-    }
-    }
+    return ((c >> creg_src[kind].shift) & creg_src[kind].mask) + creg_src[kind].add;
 }
 
-static uint32_t expand_q2(uint16_t c)
+/* Decode halfword c (c & 3 != 3) into out (len, craw set): false if reserved. */
+static bool decode_compressed(uint16_t c, Insn *out)
 {
-    unsigned rd = bits(c, 11, 7), rs2 = bits(c, 6, 2);
-    /* Stack-pointer-relative offsets (doubleword and word scaled). */
-    int32_t ld_off = (bits(c, 12, 12) << 5) | (bits(c, 6, 5) << 3) | (bits(c, 4, 2) << 6);
-    int32_t lw_off = (bits(c, 12, 12) << 5) | (bits(c, 6, 4) << 2) | (bits(c, 3, 2) << 6);
-    int32_t sd_off = (bits(c, 12, 10) << 3) | (bits(c, 9, 7) << 6);
-    int32_t sw_off = (bits(c, 12, 9) << 2) | (bits(c, 8, 7) << 6);
-
-    switch (bits(c, 15, 13)) {
-    case 0: /* c.slli */
-        return enc_i(OPC_OP_IMM, 1, rd, rd, (int32_t)((bits(c, 12, 12) << 5) | rs2));
-    case 1: return enc_i(OPC_LOAD_FP, 3, rd, SP, ld_off);                  /* c.fldsp */
-    case 2: return rd ? enc_i(OPC_LOAD, 2, rd, SP, lw_off) : 0;            /* c.lwsp */
-    case 3: return rd ? enc_i(OPC_LOAD, 3, rd, SP, ld_off) : 0;            /* c.ldsp */
-    case 4:
-        if (!bits(c, 12, 12)) {
-            if (rs2)
-                return enc_r(OPC_OP, 0, 0, rd, X0, rs2);                   /* c.mv */
-            return rd ? enc_i(OPC_JALR, 0, X0, rd, 0) : 0;                 /* c.jr */
-        }
-        if (rs2)
-            return enc_r(OPC_OP, 0, 0, rd, rd, rs2);                       /* c.add */
-        if (rd)
-            return enc_i(OPC_JALR, 0, RA, rd, 0);                          /* c.jalr */
-        return 0x00100073;                                                 /* c.ebreak */
-    case 5: return enc_s(OPC_STORE_FP, 3, SP, rs2, sd_off);                /* c.fsdsp */
-    case 6: return enc_s(OPC_STORE, 2, SP, rs2, sw_off);                   /* c.swsp */
-    default: return enc_s(OPC_STORE, 3, SP, rs2, sd_off);                  /* c.sdsp */
-    }
-}
-
-uint32_t insn_expand_compressed(uint16_t c)
-{
-    switch (c & 3) {
-    case 0: return expand_q0(c);
-    case 1: return expand_q1(c);
-    case 2: return expand_q2(c);
-    default: return 0;
-    }
+    const CForm *f = cform_of(c);
+    if (f->op == OP_illegal || (f->nz && !(c & f->nz)))
+        return false;
+    uint64_t imm = f->sign & (0 - (uint64_t)bits(c, 12, 12));
+#pragma GCC unroll 8
+    for (int i = 0; i < CMOVES; i++)
+        imm |= ((uint64_t)(c & f->imm[i].mask) << 32) >> f->imm[i].shr;
+    if (f == &cforms[F_J])                  /* rare enough to predict */
+        imm |= (uint64_t)(bits(c, 6, 6) << 7 | bits(c, 5, 3) << 1 | bits(c, 2, 2) << 5);
+    out->op = f->op;
+    out->rd = (uint8_t)creg(c, f->rd);
+    out->rs1 = (uint8_t)creg(c, f->rs1);
+    out->rs2 = (uint8_t)creg(c, f->rs2);
+    out->imm = (int64_t)imm;
+    return true;
 }
 
 /* -- Decoding ------------------------------------------------------------- */
@@ -400,18 +391,62 @@ bool insn_decode(uint32_t w, Insn *out)
         if (!(isa_mask & ISA_C))
             return false;                  /* -cpu without C */
         out->craw = (uint16_t)w;
-        w = insn_expand_compressed((uint16_t)w);
-        if (w == 0)
-            return false;
+        if (decode_compressed((uint16_t)w, out) && (isa_mask & ISA_BIT(insn_table[out->op].ext)))
+            return true;
+        *out = (Insn){ .op = OP_illegal, .len = 2, .craw = (uint16_t)w };
+        return false;                      /* reserved, or c.fld & co. without D */
     }
     out->raw = w;
     unsigned op = lookup(w);
-    if (op == OP_illegal || !(isa_mask & ISA_BIT(insn_table[op].ext)))
+    const InsnDesc *d = &insn_table[op];
+    const FmtInfo *f = &fmt_info[d->fmt];
+    if (op == OP_illegal || !(isa_mask & ISA_BIT(d->ext)))
         return false;                      /* unknown, or disabled by -cpu */
     /* Static rounding modes 101 and 110 are reserved: illegal instruction. */
-    if (has_rounding_mode(insn_table[op].fmt) && (bits(w, 14, 12) == 5 || bits(w, 14, 12) == 6))
+    if (f->static_rm && (bits(w, 14, 12) == 5 || bits(w, 14, 12) == 6))
         return false;
     out->op = (uint16_t)op;
-    extract_fields(out);
+    extract_fields(out, d, f);
     return true;
+}
+
+/* The 32-bit word of in (a valid instruction): its row's match with the
+ * operand fields put back where extract_fields takes them from. */
+static uint32_t insn_encode(const Insn *in)
+{
+    const InsnDesc *d = &insn_table[in->op];
+    const FmtInfo *f = &fmt_info[d->fmt];
+    uint32_t imm = (uint32_t)in->imm, w = d->match;
+    w |= (uint32_t)(in->rd & f->rd) << 7 | (uint32_t)(in->rs1 & f->rs1) << 15 |
+         (uint32_t)(in->rs2 & f->rs2) << 20 | (uint32_t)(in->rs3 & f->rs3) << 27;
+    switch (f->imm) {
+    case IMM_I:    w |= imm << 20; break;
+    case IMM_SH:   w |= (imm & 0x3f) << 20; break;
+    case IMM_HI12: w |= imm << 20; break;
+    case IMM_S:    w |= (imm & 0x1f) << 7 | (imm >> 5 & 0x7f) << 25; break;
+    case IMM_B:    w |= (imm >> 11 & 1) << 7 | (imm >> 1 & 0xf) << 8 |
+                        (imm >> 5 & 0x3f) << 25 | (imm >> 12 & 1) << 31; break;
+    case IMM_U:    w |= imm & 0xfffff000u; break;
+    case IMM_J:    w |= (imm >> 12 & 0xff) << 12 | (imm >> 11 & 1) << 20 |
+                        (imm >> 1 & 0x3ff) << 21 | (imm >> 20 & 1) << 31; break;
+    default:       break;
+    }
+    if (f->rm == RMF_FUNCT3)
+        w |= (uint32_t)in->rm << 12;
+    else if (f->rm == RMF_AQRL)
+        w |= (uint32_t)in->rm << 25;
+    return w;
+}
+
+uint32_t insn_raw(const Insn *in)
+{
+    return in->len == 4 || in->op == OP_illegal ? in->raw : insn_encode(in);
+}
+
+uint32_t insn_expand_compressed(uint16_t c)
+{
+    Insn in = { .op = OP_illegal, .len = 2, .craw = c };
+    if ((c & 3) == 3 || !decode_compressed(c, &in))
+        return 0;
+    return insn_encode(&in);
 }

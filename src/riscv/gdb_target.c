@@ -177,6 +177,6 @@ bool riscv_gdb_insn_access(CPUState *cpu,
         return false;
     }
     out->addr = cpu->x[in.rs1] + (fmt == FMT_AMO || fmt == FMT_LR ? 0 : (uint64_t)in.imm);
-    out->size = 1ULL << ((in.raw >> 12) & 3);
+    out->size = 1ULL << ((insn_raw(&in) >> 12) & 3);
     return true;
 }

@@ -80,17 +80,21 @@ typedef struct Insn {
     uint8_t  rd, rs1, rs2, rs3;
     uint8_t  rm;        /* funct3 for FP ops (rounding mode); aq<<1|rl for LR/SC/AMO */
     int64_t  imm;       /* immediate, sign-extended as the format says */
-    uint32_t raw;       /* the 32-bit instruction (the expansion, if compressed) */
+    uint32_t raw;       /* the 32-bit instruction; 0 if compressed (insn_raw) */
     uint16_t craw;      /* the original 16 bits when len == 2 */
 } Insn;
 
 /*
  * Decode the instruction whose first bytes are `bits` (the low 16 bits are
- * enough for a compressed instruction: bits & 3 != 3). Compressed forms are
- * expanded to their 32-bit equivalents first. Returns false, with
+ * enough for a compressed instruction: bits & 3 != 3). A compressed one
+ * decodes as the 32-bit instruction it stands for. Returns false, with
  * out->op = OP_illegal and out->len set, for reserved or unknown encodings.
  */
 bool insn_decode(uint32_t bits, Insn *out);
+
+/* The 32-bit instruction of a decoded one: Insn.raw, or the expansion of a
+ * compressed one (Insn.raw, 0, if it is illegal). */
+uint32_t insn_raw(const Insn *in);
 
 /*
  * Expand a 16-bit compressed instruction to the 32-bit instruction it stands

@@ -204,8 +204,8 @@ static void test_compressed(void)
         CHECK(got == expansions[i].w, "expand %04x = %08x, want %08x", c, got, expansions[i].w);
         Insn in;
         bool ok = insn_decode(0xdead0000u | c, &in);   /* upper half ignored */
-        CHECK(ok && in.len == 2 && in.craw == c && in.raw == expansions[i].w,
-              "decode %04x: ok=%d len=%u raw=%08x", c, ok, in.len, in.raw);
+        CHECK(ok && in.len == 2 && in.craw == c && insn_raw(&in) == expansions[i].w,
+              "decode %04x: ok=%d len=%u raw=%08x", c, ok, in.len, insn_raw(&in));
     }
     for (size_t i = 0; i < sizeof reserved_c / sizeof reserved_c[0]; i++) {
         uint16_t c = reserved_c[i];
@@ -215,6 +215,37 @@ static void test_compressed(void)
         CHECK(!insn_decode(c, &in) && in.op == OP_illegal && in.len == 2,
               "reserved %04x decodes", c);
     }
+}
+
+/*
+ * Every halfword: the word insn_raw() builds for it must decode, as a
+ * 32-bit instruction, to the same op and fields (the table of forms agrees
+ * with the bucket lookup and the formats' field extraction), and a reserved
+ * one must expand to nothing. That the operands are the right ones is
+ * test_compressed's job, and decode_vs_objdump.sh's, which compares every
+ * halfword with objdump.
+ */
+static void test_compressed_vs_32bit(void)
+{
+    unsigned bad = 0, valid = 0;
+    for (uint32_t c = 0; c < 0x10000; c++) {
+        if ((c & 3) == 3)
+            continue;
+        Insn in, in32;
+        bool ok = insn_decode(c, &in);
+        uint32_t w = insn_expand_compressed((uint16_t)c);
+        if (!ok) {
+            bad += !(w == 0 && in.op == OP_illegal && in.len == 2 && in.craw == c);
+            continue;
+        }
+        valid++;
+        bool ok32 = insn_decode(w, &in32);
+        bad += !(ok32 && w == insn_raw(&in) && in.op == in32.op && in.rd == in32.rd &&
+                 in.rs1 == in32.rs1 && in.rs2 == in32.rs2 && in.rs3 == in32.rs3 &&
+                 in.rm == in32.rm && in.imm == in32.imm && in.len == 2 && in.craw == c);
+    }
+    CHECK(bad == 0, "%u compressed halfwords decode differently from their expansion", bad);
+    CHECK(valid > 40000, "only %u valid compressed halfwords", valid);
 }
 
 /* -- Disassembly ---------------------------------------------------------- */
@@ -299,7 +330,7 @@ static void check_random_word(uint32_t w)
         return;
     }
     const InsnDesc *d = &insn_table[in.op];
-    CHECK(in.op > 0 && in.op < OP_COUNT && (in.raw & d->mask) == d->match,
+    CHECK(in.op > 0 && in.op < OP_COUNT && (insn_raw(&in) & d->mask) == d->match,
           "%08x: decoded as %s but does not match it", w, d->name);
     CHECK(in.rd < 32 && in.rs1 < 32 && in.rs2 < 32 && in.rs3 < 32 && in.rm < 8,
           "%08x: field out of range", w);
@@ -321,6 +352,7 @@ int main(void)
     test_each_entry();
     test_fields();
     test_compressed();
+    test_compressed_vs_32bit();
     test_disasm();
     test_random();
     if (failures) {
