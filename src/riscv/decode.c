@@ -278,14 +278,16 @@ enum {
     F_ADD_X0, F_ADD, F_FSDSP, F_SWSP, F_SDSP, F_COUNT
 };
 
-#define CALU(op) { op, 0, CR_PHI, CR_PHI, CR_PLO, 0, { { 0, 0 } } }
+/* A form with no immediate: its registers only. */
+#define REGS(op, rd, rs1, rs2) { op, 0, rd, rs1, rs2, 0, { { 0, 0 } } }
+#define CALU(op) REGS(op, CR_PHI, CR_PHI, CR_PLO)
 static const CForm cforms[F_COUNT] = {
     [F_ADDI4SPN] = { OP_addi, 0x1fe0, CR_PLO, CR_SP, CR_X0, 0,
                      { MV(11, 2, 4), MV(7, 4, 6), MV(6, 1, 2), MV(5, 1, 3) } },
     [F_FLD]  = { OP_fld, 0, CR_PLO, CR_PHI, CR_X0, 0, { OFF_D } },
     [F_LW]   = { OP_lw, 0, CR_PLO, CR_PHI, CR_X0, 0, { OFF_W } },
     [F_LD]   = { OP_ld, 0, CR_PLO, CR_PHI, CR_X0, 0, { OFF_D } },
-    [F_Q0_RES] = { OP_illegal, 0, 0, 0, 0, 0, { { 0, 0 } } },
+    [F_Q0_RES] = REGS(OP_illegal, 0, 0, 0),
     [F_FSD]  = { OP_fsd, 0, CR_X0, CR_PHI, CR_PLO, 0, { OFF_D } },
     [F_SW]   = { OP_sw, 0, CR_X0, CR_PHI, CR_PLO, 0, { OFF_W } },
     [F_SD]   = { OP_sd, 0, CR_X0, CR_PHI, CR_PLO, 0, { OFF_D } },
@@ -313,19 +315,20 @@ static const CForm cforms[F_COUNT] = {
     [F_LWSP]  = { OP_lw, NZ_RD, CR_HI, CR_SP, CR_X0, 0,
                   { MV(12, 1, 5), MV(4, 3, 2), MV(2, 2, 6) } },
     [F_LDSP]  = { OP_ld, NZ_RD, CR_HI, CR_SP, CR_X0, 0, { OFF_DSP } },
-    [F_CR_RES] = { OP_illegal, 0, 0, 0, 0, 0, { { 0, 0 } } },
-    [F_JR]     = { OP_jalr, 0, CR_X0, CR_HI, CR_X0, 0, { { 0, 0 } } },
-    [F_MV_X0]  = { OP_add, 0, CR_HI, CR_X0, CR_LO, 0, { { 0, 0 } } },
-    [F_MV]     = { OP_add, 0, CR_HI, CR_X0, CR_LO, 0, { { 0, 0 } } },
-    [F_EBREAK] = { OP_ebreak, 0, CR_X0, CR_X0, CR_X0, 0, { { 0, 0 } } },
-    [F_JALR]   = { OP_jalr, 0, CR_RA, CR_HI, CR_X0, 0, { { 0, 0 } } },
-    [F_ADD_X0] = { OP_add, 0, CR_HI, CR_HI, CR_LO, 0, { { 0, 0 } } },
-    [F_ADD]    = { OP_add, 0, CR_HI, CR_HI, CR_LO, 0, { { 0, 0 } } },
+    [F_CR_RES] = REGS(OP_illegal, 0, 0, 0),
+    [F_JR]     = REGS(OP_jalr, CR_X0, CR_HI, CR_X0),
+    [F_MV_X0]  = REGS(OP_add, CR_HI, CR_X0, CR_LO),    /* the same: rd only picks the row */
+    [F_MV]     = REGS(OP_add, CR_HI, CR_X0, CR_LO),
+    [F_EBREAK] = REGS(OP_ebreak, CR_X0, CR_X0, CR_X0),
+    [F_JALR]   = REGS(OP_jalr, CR_RA, CR_HI, CR_X0),
+    [F_ADD_X0] = REGS(OP_add, CR_HI, CR_HI, CR_LO),
+    [F_ADD]    = REGS(OP_add, CR_HI, CR_HI, CR_LO),
     [F_FSDSP] = { OP_fsd, 0, CR_X0, CR_SP, CR_LO, 0, { OFF_SDSP } },
     [F_SWSP]  = { OP_sw, 0, CR_X0, CR_SP, CR_LO, 0, { MV(9, 4, 2), MV(7, 2, 6) } },
     [F_SDSP]  = { OP_sd, 0, CR_X0, CR_SP, CR_LO, 0, { OFF_SDSP } },
 };
 #undef CALU
+#undef REGS
 
 /*
  * The form of halfword c (c & 3 != 3): its quadrant and funct3 pick a
