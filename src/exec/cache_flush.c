@@ -41,16 +41,16 @@ void cache_flush(uint64_t seen_gen)
         return;
     }
     __atomic_store_n(&flush_pending, 1, __ATOMIC_SEQ_CST);
-    pthread_mutex_lock(&tb_lock);
+    xmutex_lock(&tb_lock);
     for (size_t i = 0; i < nvcpus; i++) {
         vcpus[i]->jit_kick = 1;
         exec_kick(vcpus[i]);
     }
-    pthread_mutex_unlock(&tb_lock);
+    xmutex_unlock(&tb_lock);
     while (__atomic_load_n(&cache_active, __ATOMIC_SEQ_CST) > 0)
         sched_yield();
 
-    pthread_mutex_lock(&tb_lock);
+    xmutex_lock(&tb_lock);
     if (log_mask & LOG_STATS)
         prof_keep_flushed();
     tb_cache_reset();
@@ -61,7 +61,7 @@ void cache_flush(uint64_t seen_gen)
     pcmap_used = 0;
     stats.flushes++;
     __atomic_fetch_add(&flush_gen, 1, __ATOMIC_RELEASE);
-    pthread_mutex_unlock(&tb_lock);
+    xmutex_unlock(&tb_lock);
     xlat_log(LOG_EXEC, "xlat: code cache flush %llu\n", (unsigned long long)stats.flushes);
 
     __atomic_store_n(&flush_pending, 0, __ATOMIC_SEQ_CST);

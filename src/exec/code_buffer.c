@@ -197,10 +197,10 @@ void exec_process_exit(void)
      * any more. Another thread may still run translated code until the
      * kernel ends it, so a process with more than one keeps its count (and
      * one whose lock is busy): a copy later, never a shared write. */
-    if (!code_owners || pthread_mutex_trylock(&tb_lock) != 0)
+    if (!code_owners || xmutex_trylock(&tb_lock) != 0)
         return;
     if (nvcpus > 1) {
-        pthread_mutex_unlock(&tb_lock);
+        xmutex_unlock(&tb_lock);
         return;
     }
     __atomic_fetch_sub(code_owners, 1, __ATOMIC_RELEASE);

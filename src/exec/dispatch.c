@@ -151,10 +151,10 @@ static int find_tb(CPUState *cpu, uint64_t pc, TB **out, unsigned df)
         return TR_NOEXEC;
     bool in_jc = cpu->jc[jc_index(cpu, pc)].pc == pc;
     dstats.lookups++;
-    pthread_mutex_lock(&tb_lock);
+    xmutex_lock(&tb_lock);
     TB *tb = tb_lookup(&key);
     if (tb && in_jc) {
-        pthread_mutex_unlock(&tb_lock);
+        xmutex_unlock(&tb_lock);
         dstats.jc_hits++;
         *out = tb;
         return TR_OK;
@@ -164,11 +164,11 @@ static int find_tb(CPUState *cpu, uint64_t pc, TB **out, unsigned df)
     int hint = !tb && pcache_on ? pcache_hint(pc) : PCACHE_NONE;
     bool counted = hint == PCACHE_OTHERS;
     if (counted && interp_run_of(pc, df)) {
-        pthread_mutex_unlock(&tb_lock);
+        xmutex_unlock(&tb_lock);
         return TR_INTERP;
     }
     if (hint != PCACHE_NONE) {
-        pthread_mutex_unlock(&tb_lock);
+        xmutex_unlock(&tb_lock);
         uint64_t t0 = time_start(df);
         int r = tb_from_pcache(&key, &tb, df, &counted);
         time_add(df, &dstats.t_install, t0);
@@ -178,11 +178,11 @@ static int find_tb(CPUState *cpu, uint64_t pc, TB **out, unsigned df)
             *out = tb;
             return r;
         }
-        pthread_mutex_lock(&tb_lock);
+        xmutex_lock(&tb_lock);
         tb = tb_lookup(&key);
     }
     bool first = !tb && !counted && interp_run_of(pc, df);
-    pthread_mutex_unlock(&tb_lock);
+    xmutex_unlock(&tb_lock);
     if (first)
         return TR_INTERP;
     bool translated = !tb;
@@ -279,10 +279,10 @@ static __attribute__((noinline)) enum exit_reason run_loop(CPUState *cpu)
              * it (an FP instruction made FS Dirty; priv.h), and a block
              * translated for the new state may not run in the old. */
             TB *src = (TB *)(link & ~(uintptr_t)TB_SLOT_MASK);
-            pthread_mutex_lock(&tb_lock);
+            xmutex_lock(&tb_lock);
             if (src->flags == tb->flags)
                 tb_link(src, (int)(link & TB_SLOT_MASK), tb, df);
-            pthread_mutex_unlock(&tb_lock);
+            xmutex_unlock(&tb_lock);
         }
         if (df & DF_TRACE)
             fprintf(log_file, "Trace: [%p] %016llx\n", tb_entry_rx(tb),

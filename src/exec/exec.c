@@ -24,14 +24,14 @@ static void atfork_prepare(void)
 {
     pthread_mutex_lock(&flush_mutex);
     guest_mem.ops->fork_prepare();
-    pthread_mutex_lock(&tb_lock);
+    xmutex_lock(&tb_lock);
     if (code_owners)
         __atomic_fetch_add(code_owners, 1, __ATOMIC_ACQ_REL);
 }
 
 static void atfork_parent(void)
 {
-    pthread_mutex_unlock(&tb_lock);
+    xmutex_unlock(&tb_lock);
     guest_mem.ops->fork_parent();
     pthread_mutex_unlock(&flush_mutex);
 }
@@ -47,7 +47,7 @@ static void atfork_child(void)
         vcpus[nvcpus++] = this_cpu;
     cache_active = 0;
     flush_pending = 0;
-    pthread_mutex_init(&tb_lock, NULL);
+    xmutex_init(&tb_lock);
     pthread_mutex_init(&flush_mutex, NULL);
 }
 

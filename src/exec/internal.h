@@ -28,6 +28,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "exec/lock.h"
 #include "exec/settings.h"
 #include "exec/tb.h"
 
@@ -53,7 +54,7 @@ static inline uint8_t *tb_entry_rw(const TB *tb) { return code_rw + tb->host_off
 static inline const void *tb_entry_rx(const TB *tb) { return code_rx_of(tb_entry_rw(tb)); }
 
 /* -- tb_cache.c -- */
-extern pthread_mutex_t tb_lock;
+extern XMutex tb_lock;
 extern TB *tbs;                         /* in host-address order */
 extern size_t ntbs;
 void tb_cache_init(void);

@@ -347,20 +347,20 @@ void jc_publish(CPUState *cpu, const TB *tb, unsigned df, bool record_lookup)
 {
     if (df & DF_TRACE)
         return;
-    pthread_mutex_lock(&tb_lock);
+    xmutex_lock(&tb_lock);
     if (tb->valid) {
         jc_fill(cpu, tb);
         if (record_lookup)
             warm_record(tb->pc);
     }
-    pthread_mutex_unlock(&tb_lock);
+    xmutex_unlock(&tb_lock);
 }
 
 void jc_flags_changed(CPUState *cpu)
 {
-    pthread_mutex_lock(&tb_lock);
+    xmutex_lock(&tb_lock);
     jc_select(cpu);
-    pthread_mutex_unlock(&tb_lock);
+    xmutex_unlock(&tb_lock);
 }
 
 void exec_flags_changed(CPUState *cpu)
@@ -401,13 +401,13 @@ void exec_mapping_changed(CPUState *cpu, bool all, uint64_t vaddr)
 {
     if (!cpu->jc)
         return;                         /* the interpreter only */
-    pthread_mutex_lock(&tb_lock);
+    xmutex_lock(&tb_lock);
     if (all)
         jc_empty_all(cpu);
     else
         for (unsigned i = 0; i < JC_SETS; i++)
             set_forget_page(cpu, &cpu->jc_sets->set[i], vaddr);
-    pthread_mutex_unlock(&tb_lock);
+    xmutex_unlock(&tb_lock);
 }
 
 /* Forget set s's blocks of the pages of [lo, hi]: those it has blocks of. */
@@ -426,28 +426,28 @@ void exec_mapping_range_changed(CPUState *cpu, uint64_t lo, uint64_t hi)
 {
     if (!cpu->jc)
         return;
-    pthread_mutex_lock(&tb_lock);
+    xmutex_lock(&tb_lock);
     for (unsigned i = 0; i < JC_SETS; i++)
         set_forget_range(cpu, &cpu->jc_sets->set[i], lo, hi);
-    pthread_mutex_unlock(&tb_lock);
+    xmutex_unlock(&tb_lock);
 }
 
 void exec_space_changed(CPUState *cpu, unsigned space, unsigned group)
 {
     if (!cpu->jc)
         return;
-    pthread_mutex_lock(&tb_lock);
+    xmutex_lock(&tb_lock);
     cpu->jc_sets->space = space;
     cpu->jc_sets->group = group;
     jc_select(cpu);
-    pthread_mutex_unlock(&tb_lock);
+    xmutex_unlock(&tb_lock);
 }
 
 void exec_space_mapping_changed(CPUState *cpu, unsigned space, bool all, uint64_t vaddr)
 {
     if (!cpu->jc)
         return;
-    pthread_mutex_lock(&tb_lock);
+    xmutex_lock(&tb_lock);
     struct JcSets *ss = cpu->jc_sets;
     for (unsigned i = 0; i < JC_SETS; i++) {
         JcSet *s = &ss->set[i];
@@ -460,7 +460,7 @@ void exec_space_mapping_changed(CPUState *cpu, unsigned space, bool all, uint64_
         else
             s->stale = true;
     }
-    pthread_mutex_unlock(&tb_lock);
+    xmutex_unlock(&tb_lock);
 }
 
 void jc_forget_tb(const TB *tb)
@@ -500,13 +500,13 @@ void exec_cpu_init(CPUState *cpu)
     cpu->jc_sets->group = EXEC_NO_GROUP;
     jc_set_entries(cpu, (size_t)1 << (tune.jc_bits < JC_BITS_START ? tune.jc_bits : JC_BITS_START));
     cpu->jc_probe = cpu->jc;
-    pthread_mutex_lock(&tb_lock);
+    xmutex_lock(&tb_lock);
     if (nvcpus == vcpus_cap) {
         vcpus_cap = vcpus_cap ? 2 * vcpus_cap : 16;
         vcpus = realloc(vcpus, vcpus_cap * sizeof *vcpus);
     }
     vcpus[nvcpus++] = cpu;
-    pthread_mutex_unlock(&tb_lock);
+    xmutex_unlock(&tb_lock);
 }
 
 void exec_cpu_exit(CPUState *cpu)
@@ -518,11 +518,11 @@ void exec_cpu_exit(CPUState *cpu)
     }
     if (!cpu->jc)
         return;
-    pthread_mutex_lock(&tb_lock);
+    xmutex_lock(&tb_lock);
     for (size_t i = 0; i < nvcpus; i++)
         if (vcpus[i] == cpu)
             vcpus[i] = vcpus[--nvcpus];
-    pthread_mutex_unlock(&tb_lock);
+    xmutex_unlock(&tb_lock);
     for (unsigned k = 0; k < JC_SETS; k++) {
         if (cpu->jc_sets->set[k].table)
             munmap(cpu->jc_sets->set[k].table, jc_bytes());

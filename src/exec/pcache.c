@@ -477,7 +477,7 @@ static bool worth_writing(const Module *m)
 
 void pcache_flush(void)
 {
-    if (!pcache_on || pthread_mutex_trylock(&tb_lock) != 0)
+    if (!pcache_on || xmutex_trylock(&tb_lock) != 0)
         return;
     bool wrote = false;
     for (int i = 0; i < nmodules; i++) {
@@ -488,7 +488,7 @@ void pcache_flush(void)
             pcache_note_programs(m);
         m->ncap = m->caplen = m->nhot = 0;
     }
-    pthread_mutex_unlock(&tb_lock);
+    xmutex_unlock(&tb_lock);
     if (wrote)
         pcache_evict();
 }

@@ -34,7 +34,7 @@
 #define HASH_BITS_MIN 12           /* the TB hash table starts this small... */
 #define HASH_BITS_MAX 19           /* ...and grows to this (MAX_TBS buckets) */
 
-pthread_mutex_t tb_lock = PTHREAD_MUTEX_INITIALIZER;
+XMutex tb_lock = XMUTEX_INITIALIZER;
 TB *tbs;
 size_t ntbs;
 /* 1 << tb_hash_bits buckets in use of a table mapped for HASH_BITS_MAX:
@@ -181,7 +181,7 @@ static void invalidate_range(uint64_t start, uint64_t len, bool mapping_changed)
     uint64_t last = (start + len - 1) >> TARGET_PAGE_BITS;
     if (!code_rw || len == 0)
         return;
-    pthread_mutex_lock(&tb_lock);
+    xmutex_lock(&tb_lock);
     if (last - first < ((uint64_t)1 << PAGE_HASH_BITS)) {
         /* A small range (every mmap and mprotect of a program's start):
          * look its pages up rather than walk the whole table. */
@@ -196,7 +196,7 @@ static void invalidate_range(uint64_t start, uint64_t len, bool mapping_changed)
                 if (pd->page >= first && pd->page <= last)
                     page_drop(pd, mapping_changed);
     }
-    pthread_mutex_unlock(&tb_lock);
+    xmutex_unlock(&tb_lock);
 }
 
 void exec_invalidate_range(uint64_t start, uint64_t len)
@@ -209,14 +209,14 @@ void exec_invalidate_code(uint64_t start, uint64_t len) { invalidate_range(start
 
 void exec_code_written(uint64_t page)
 {
-    pthread_mutex_lock(&tb_lock);
+    xmutex_lock(&tb_lock);
     if (guest_mem.ops->code_unwatch(page, false)) {
         PageDesc *pd = page_find(page, false);
         if (pd)
             page_invalidate(pd);
         stats.smc_faults++;
     }
-    pthread_mutex_unlock(&tb_lock);
+    xmutex_unlock(&tb_lock);
 }
 
 bool exec_unwatch_all(void)
@@ -224,7 +224,7 @@ bool exec_unwatch_all(void)
     bool any = false;
     if (!code_rw)
         return false;
-    pthread_mutex_lock(&tb_lock);
+    xmutex_lock(&tb_lock);
     for (size_t b = 0; b < ((size_t)1 << PAGE_HASH_BITS); b++)
         for (PageDesc *pd = page_hash[b]; pd; pd = pd->next)
             if (guest_mem.ops->code_unwatch(pd->page, false)) {
@@ -233,7 +233,7 @@ bool exec_unwatch_all(void)
             }
     if (any)
         stats.efault_retries++;
-    pthread_mutex_unlock(&tb_lock);
+    xmutex_unlock(&tb_lock);
     return any;
 }
 
@@ -354,7 +354,7 @@ int tb_translate(CPUState *cpu, const TBKey *key, TB **out)
 {
     uint64_t pc = key->pc;
     guest_mem.ops->code_lock();
-    pthread_mutex_lock(&tb_lock);
+    xmutex_lock(&tb_lock);
     TB *tb = tb_lookup(key);
     int r = tb ? TR_OK : tb_room(cpu, key);
     if (tb || r != TR_OK)
@@ -385,7 +385,7 @@ int tb_translate(CPUState *cpu, const TBKey *key, TB **out)
     stats.translated++;
     tb_publish(tb, key);
 done:
-    pthread_mutex_unlock(&tb_lock);
+    xmutex_unlock(&tb_lock);
     guest_mem.ops->code_unlock();
     *out = tb;
     return r;
@@ -402,12 +402,12 @@ int tb_from_pcache(const TBKey *key, TB **out, unsigned df, bool *counted)
         guest_mem.ops->code_unlock();
         return TR_NONE;
     }
-    pthread_mutex_lock(&tb_lock);
+    xmutex_lock(&tb_lock);
     TB *tb = tb_lookup(key);
     if (!tb && !*counted && !pcache_hit_ours(&hit)) {
         *counted = true;
         if (interp_run_of(key->pc, df)) {
-            pthread_mutex_unlock(&tb_lock);
+            xmutex_unlock(&tb_lock);
             guest_mem.ops->code_unlock();
             return TR_INTERP;
         }
@@ -425,7 +425,7 @@ int tb_from_pcache(const TBKey *key, TB **out, unsigned df, bool *counted)
             tb = NULL;
         }
     }
-    pthread_mutex_unlock(&tb_lock);
+    xmutex_unlock(&tb_lock);
     guest_mem.ops->code_unlock();
     *out = tb;
     return tb ? TR_OK : TR_NONE;

@@ -89,7 +89,7 @@ static void warm_chain(void)
         warm_edge_seen = head;
         return;
     }
-    pthread_mutex_lock(&tb_lock);
+    xmutex_lock(&tb_lock);
     for (; warm_edge_seen != head; warm_edge_seen++) {
         const WarmEdge *w = &warm->edge[warm_edge_seen % WARM_SLOTS];
         uint64_t src_slot = __atomic_load_n(&w->src_slot, __ATOMIC_RELAXED);
@@ -104,7 +104,7 @@ static void warm_chain(void)
             stats.warm_chained += src->jmp_dest[n] == dst;
         }
     }
-    pthread_mutex_unlock(&tb_lock);
+    xmutex_unlock(&tb_lock);
     warm_edge_seen = head;
 }
 

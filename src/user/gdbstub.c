@@ -40,6 +40,7 @@
 #include <unistd.h>
 
 #include "exec/exec.h"
+#include "exec/lock.h"
 #include "exec/gdb_rsp.h"
 #include "riscv/gdb_target.h"
 #include "user/fault.h"
@@ -361,6 +362,7 @@ void gdb_init(int port, CPUState *cpu)
     sigset_t all, old;
     sigfillset(&all);                       /* guest signals go to guest threads */
     pthread_sigmask(SIG_SETMASK, &all, &old);
+    locks_shared_from_now();
     if (gdb_active && pthread_create(&t, NULL, watcher, NULL) == 0)
         pthread_detach(t);
     pthread_sigmask(SIG_SETMASK, &old, NULL);

@@ -33,6 +33,7 @@
 #include "user/signal.h"
 #include "user/cpu_loop.h"
 #include "exec/exec.h"
+#include "exec/lock.h"
 #include "exec/pcache.h"
 #include "exec/perfmap.h"
 #include "user/gdbstub.h"
@@ -558,6 +559,7 @@ static void disas_elsewhere(char **argv)
 
 int main(int argc, char **argv, char **envp)
 {
+    locks_single_thread();         /* until a guest thread starts (exec/lock.h) */
     log_file = stderr;
     env_init(envp);
     env_options();

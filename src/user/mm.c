@@ -78,7 +78,7 @@
 uint8_t *guest_base;
 
 /* The table and its lock; mm_access.c and mm_maps.c read them (mm_internal.h). */
-pthread_rwlock_t mm_lock = PTHREAD_RWLOCK_INITIALIZER;
+XRwlock mm_lock = XRWLOCK_INITIALIZER;
 Vma *vmas;
 size_t nvma;
 static size_t vma_cap;
@@ -100,8 +100,8 @@ void mm_exec_range_changed(uint64_t start, uint64_t len)
 }
 
 /* The translator holds the table read-locked while it reads guest code. */
-void mm_read_lock(void)   { pthread_rwlock_rdlock(&mm_lock); }
-void mm_read_unlock(void) { pthread_rwlock_unlock(&mm_lock); }
+void mm_read_lock(void)   { xrw_rdlock(&mm_lock); }
+void mm_read_unlock(void) { xrw_unlock(&mm_lock); }
 
 /* -- Host side ----------------------------------------------------------- */
 
@@ -137,9 +137,9 @@ static int host_reserve(uint64_t start, uint64_t len)
  * exec.c), between its own locks (the order is flush, mm, tb), or
  * registered with pthread_atfork by main.c when there is no JIT.
  */
-void mm_fork_prepare(void) { pthread_rwlock_wrlock(&mm_lock); }
-void mm_fork_parent(void)  { pthread_rwlock_unlock(&mm_lock); }
-void mm_fork_child(void)   { pthread_rwlock_init(&mm_lock, NULL); }
+void mm_fork_prepare(void) { xrw_wrlock(&mm_lock); }
+void mm_fork_parent(void)  { xrw_unlock(&mm_lock); }
+void mm_fork_child(void)   { xrw_init(&mm_lock); }
 
 /*
  * The window at host address 0 (--tune zero-base): reserve it from the
@@ -360,9 +360,9 @@ static uint64_t find_free_locked(uint64_t len, uint64_t hint)
 
 uint64_t guest_find_free(uint64_t len, uint64_t hint)
 {
-    pthread_rwlock_rdlock(&mm_lock);
+    xrw_rdlock(&mm_lock);
     uint64_t a = find_free_locked(len, hint);
-    pthread_rwlock_unlock(&mm_lock);
+    xrw_unlock(&mm_lock);
     return a;
 }
 
@@ -395,7 +395,7 @@ int guest_map_fixed(uint64_t addr, uint64_t len, int prot, const char *name)
     if (addr < GUEST_MMAP_MIN_ADDR)
         return -EPERM;                  /* as the guest's mmap: nothing lives there */
     len = PAGE_UP(len);
-    pthread_rwlock_wrlock(&mm_lock);
+    xrw_wrlock(&mm_lock);
     int r = 0;
     vfork_mm_forget(addr, len);
     void *p = mmap(g2h(addr), len, host_prot(prot),
@@ -407,7 +407,7 @@ int guest_map_fixed(uint64_t addr, uint64_t len, int prot, const char *name)
         vma_insert((Vma){ addr, addr + len, prot, VMA_ANON, 0, 0, 0, mm_strdup(name), 0, 0 });
         log_map("map", addr, len, prot, name);
     }
-    pthread_rwlock_unlock(&mm_lock);
+    xrw_unlock(&mm_lock);
     return r;
 }
 
@@ -425,11 +425,11 @@ static void set_module(Vma *v, int m, uint64_t delta)
 
 void mm_set_code_origin(uint64_t start, uint64_t end, int module, uint64_t delta)
 {
-    pthread_rwlock_wrlock(&mm_lock);
+    xrw_wrlock(&mm_lock);
     for (size_t i = vma_lookup(start); i < nvma && vmas[i].start < end; i++)
         if (vmas[i].start >= start && vmas[i].end <= end)
             set_module(&vmas[i], module, delta);
-    pthread_rwlock_unlock(&mm_lock);
+    xrw_unlock(&mm_lock);
 }
 
 int64_t guest_mmap(uint64_t addr, uint64_t len, int prot, int flags, int fd, off_t off)
@@ -459,7 +459,7 @@ int64_t guest_mmap(uint64_t addr, uint64_t len, int prot, int flags, int fd, off
         return -EPERM;
     prot &= PROT_READ | PROT_WRITE | PROT_EXEC | PROT_SEM;
 
-    pthread_rwlock_wrlock(&mm_lock);
+    xrw_wrlock(&mm_lock);
     int64_t ret;
     if (fixed) {
         if ((flags & MAP_FIXED_NOREPLACE) && !range_free(addr, addr + len)) {
@@ -506,7 +506,7 @@ int64_t guest_mmap(uint64_t addr, uint64_t len, int prot, int flags, int fd, off
         symbols_add_mapping(fd, (uint64_t)off, addr);   /* name a library's code for perf */
     ret = (int64_t)addr;
 out:
-    pthread_rwlock_unlock(&mm_lock);
+    xrw_unlock(&mm_lock);
     return ret;
 }
 
@@ -518,9 +518,9 @@ int64_t guest_munmap(uint64_t addr, uint64_t len)
     len = PAGE_UP(len);
     if (len > GUEST_TASK_SIZE - addr)
         return -EINVAL;
-    pthread_rwlock_wrlock(&mm_lock);
+    xrw_wrlock(&mm_lock);
     int r = unmap_locked(addr, len);
-    pthread_rwlock_unlock(&mm_lock);
+    xrw_unlock(&mm_lock);
     return r;
 }
 
@@ -561,7 +561,7 @@ int64_t guest_mprotect(uint64_t addr, uint64_t len, int prot)
     if (addr >= GUEST_TASK_SIZE)
         return -ENOMEM;
 
-    pthread_rwlock_wrlock(&mm_lock);
+    xrw_wrlock(&mm_lock);
     /* Linux changes the pages up to the first hole, then fails. */
     int64_t r = 0;
     uint64_t a = addr;
@@ -581,7 +581,7 @@ int64_t guest_mprotect(uint64_t addr, uint64_t len, int prot)
             r = e;
         log_map("mprotect", addr, done - addr, prot, NULL);
     }
-    pthread_rwlock_unlock(&mm_lock);
+    xrw_unlock(&mm_lock);
     return r;
 }
 
@@ -609,7 +609,7 @@ int64_t guest_madvise(uint64_t addr, uint64_t len, int advice)
     if (end > GUEST_TASK_SIZE)
         return -ENOMEM;
 
-    pthread_rwlock_rdlock(&mm_lock);
+    xrw_rdlock(&mm_lock);
     int64_t r = 0;
     uint64_t a = addr;
     for (size_t i = vma_lookup(addr); a < end; i++) {
@@ -627,7 +627,7 @@ int64_t guest_madvise(uint64_t addr, uint64_t len, int advice)
             r = -errno;
         a = e;
     }
-    pthread_rwlock_unlock(&mm_lock);
+    xrw_unlock(&mm_lock);
     return r;
 }
 
@@ -794,9 +794,9 @@ int64_t guest_mremap(uint64_t old, uint64_t old_len, uint64_t new_len, int flags
     if (old >= GUEST_TASK_SIZE || new_len > GUEST_TASK_SIZE || old_len > GUEST_TASK_SIZE - old)
         return -EFAULT;
 
-    pthread_rwlock_wrlock(&mm_lock);
+    xrw_wrlock(&mm_lock);
     int64_t r = mremap_locked(old, old_len, new_len, flags, new_addr);
-    pthread_rwlock_unlock(&mm_lock);
+    xrw_unlock(&mm_lock);
     return r;
 }
 
@@ -804,15 +804,15 @@ int64_t guest_mremap(uint64_t old, uint64_t old_len, uint64_t new_len, int flags
 
 void guest_brk_init(uint64_t start)
 {
-    pthread_rwlock_wrlock(&mm_lock);
+    xrw_wrlock(&mm_lock);
     brk_start = brk_cur = PAGE_UP(start);
-    pthread_rwlock_unlock(&mm_lock);
+    xrw_unlock(&mm_lock);
     xlat_log(LOG_PAGE, "page: brk starts at %#llx\n", (unsigned long long)brk_start);
 }
 
 int64_t guest_brk(uint64_t addr)
 {
-    pthread_rwlock_wrlock(&mm_lock);
+    xrw_wrlock(&mm_lock);
     uint64_t ret = brk_cur;
     if (!brk_start || addr < brk_start || addr > GUEST_TASK_SIZE - GUEST_PAGE_SIZE)
         goto out;
@@ -834,7 +834,7 @@ int64_t guest_brk(uint64_t addr)
     }
     brk_cur = ret = addr;
 out:
-    pthread_rwlock_unlock(&mm_lock);
+    xrw_unlock(&mm_lock);
     return (int64_t)ret;
 }
 
@@ -885,7 +885,7 @@ int64_t guest_shmat(int shmid, uint64_t addr, bool fixed, uint64_t size, int shm
     if (len < size || len == 0)
         return -EINVAL;
 
-    pthread_rwlock_wrlock(&mm_lock);
+    xrw_wrlock(&mm_lock);
     int64_t ret;
     if (fixed) {
         /* Linux: an overlap without SHM_REMAP, then do_mmap's own checks. */
@@ -937,7 +937,7 @@ int64_t guest_shmat(int shmid, uint64_t addr, bool fixed, uint64_t size, int shm
         mm_exec_range_changed(addr, len);
     ret = (int64_t)addr;
 out:
-    pthread_rwlock_unlock(&mm_lock);
+    xrw_unlock(&mm_lock);
     return ret;
 }
 
@@ -951,7 +951,7 @@ int64_t guest_shmdt(uint64_t addr)
 {
     if (addr & PAGE_MASK_)
         return -EINVAL;
-    pthread_rwlock_wrlock(&mm_lock);
+    xrw_wrlock(&mm_lock);
     int64_t ret = -EINVAL;
     uint64_t dev = 0, ino = 0;
     for (size_t i = vma_lookup(addr); i < nvma;) {
@@ -968,6 +968,6 @@ int64_t guest_shmdt(uint64_t addr)
         ret = 0;
         unmap_locked(v->start, v->end - v->start);   /* drops vmas[i]: i is the next one */
     }
-    pthread_rwlock_unlock(&mm_lock);
+    xrw_unlock(&mm_lock);
     return ret;
 }

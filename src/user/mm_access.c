@@ -50,18 +50,18 @@ static bool access_ok_locked(uint64_t ga, uint64_t len, int prot)
 
 bool guest_access_ok(uint64_t ga, uint64_t len, int prot)
 {
-    pthread_rwlock_rdlock(&mm_lock);
+    xrw_rdlock(&mm_lock);
     bool ok = access_ok_locked(ga, len, prot);
-    pthread_rwlock_unlock(&mm_lock);
+    xrw_unlock(&mm_lock);
     return ok;
 }
 
 int guest_prot_at(uint64_t ga)
 {
-    pthread_rwlock_rdlock(&mm_lock);
+    xrw_rdlock(&mm_lock);
     size_t i = vma_lookup(ga);
     int prot = i < nvma && vmas[i].start <= ga ? vmas[i].prot : -1;
-    pthread_rwlock_unlock(&mm_lock);
+    xrw_unlock(&mm_lock);
     return prot;
 }
 
@@ -69,27 +69,27 @@ int guest_prot_at(uint64_t ga)
 
 int copy_from_guest(void *dst, uint64_t src, size_t len)
 {
-    pthread_rwlock_rdlock(&mm_lock);
+    xrw_rdlock(&mm_lock);
     bool ok = access_ok_locked(src, len, PROT_READ);
     if (ok && len)
         memcpy(dst, g2h(src), len);
-    pthread_rwlock_unlock(&mm_lock);
+    xrw_unlock(&mm_lock);
     return ok ? 0 : -EFAULT;
 }
 
 int copy_to_guest(uint64_t dst, const void *src, size_t len)
 {
-    pthread_rwlock_rdlock(&mm_lock);
+    xrw_rdlock(&mm_lock);
     bool ok = access_ok_locked(dst, len, PROT_WRITE);
     if (ok && len)
         memcpy(g2h(dst), src, len);
-    pthread_rwlock_unlock(&mm_lock);
+    xrw_unlock(&mm_lock);
     return ok ? 0 : -EFAULT;
 }
 
 char *guest_strdup(uint64_t ga, size_t max, int *err)
 {
-    pthread_rwlock_rdlock(&mm_lock);
+    xrw_rdlock(&mm_lock);
     char *res = NULL;
     int e = -EFAULT;
     uint64_t a = ga;
@@ -118,7 +118,7 @@ char *guest_strdup(uint64_t ga, size_t max, int *err)
     }
     e = -ENAMETOOLONG;
 out:
-    pthread_rwlock_unlock(&mm_lock);
+    xrw_unlock(&mm_lock);
     if (err)
         *err = e;
     return res;

@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "exec/lock.h"
 #include "user/mm.h"
 
 #define PAGE_MASK_  (GUEST_PAGE_SIZE - 1)
@@ -40,7 +41,7 @@ typedef struct Vma {
 
 /* Defined in mm.c: the table (sorted by address, never overlapping) and
  * its lock. */
-extern pthread_rwlock_t mm_lock;
+extern XRwlock mm_lock;
 extern Vma *vmas;
 extern size_t nvma;
 

@@ -31,17 +31,17 @@ void guest_for_each_mapping(void (*fn)(void *arg, uint64_t start, uint64_t end, 
                                        bool shared),
                             void *arg)
 {
-    pthread_rwlock_rdlock(&mm_lock);
+    xrw_rdlock(&mm_lock);
     for (size_t i = 0; i < nvma; i++)
         fn(arg, vmas[i].start, vmas[i].end, vmas[i].prot, vmas[i].flags & VMA_SHARED);
-    pthread_rwlock_unlock(&mm_lock);
+    xrw_unlock(&mm_lock);
 }
 
 /* -- /proc/self/maps ------------------------------------------------------- */
 
 void guest_dump_maps(int fd)
 {
-    pthread_rwlock_rdlock(&mm_lock);
+    xrw_rdlock(&mm_lock);
     for (size_t i = 0; i < nvma; i++) {
         const Vma *v = &vmas[i];
         char line[4200];
@@ -63,7 +63,7 @@ void guest_dump_maps(int fd)
         if (write(fd, line, n) < 0)
             break;
     }
-    pthread_rwlock_unlock(&mm_lock);
+    xrw_unlock(&mm_lock);
 }
 
 bool mm_code_origin(uint64_t addr, PcacheOrigin *o)

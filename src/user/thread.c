@@ -40,6 +40,7 @@
 #include <unistd.h>
 
 #include "exec/exec.h"
+#include "exec/lock.h"
 #include "riscv/interp.h"
 #include "user/canary.h"
 #include "user/cpu_loop.h"
@@ -282,6 +283,7 @@ static int64_t clone_thread(CPUState *cpu, const CloneArgs *ca)
     pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
     pthread_attr_setstacksize(&attr, 2 << 20);
     __atomic_add_fetch(&live_threads, 1, __ATOMIC_ACQ_REL);
+    locks_shared_from_now();
     pthread_t th;
     int err = pthread_create(&th, &attr, thread_start, &ts);
     pthread_attr_destroy(&attr);

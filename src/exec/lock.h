@@ -1,0 +1,137 @@
+/*
+ * The two locks every dispatch takes: tb_lock (exec/internal.h) and user
+ * mode's mapping lock (mm_lock). A short process takes them thousands of
+ * times (a warm /usr/bin/true: ~2,300 tb_lock and ~1,000 mm_lock pairs,
+ * ~4 % of its run in musl's locked instructions), with never a second
+ * thread to keep out.
+ *
+ * So while the process has one thread they are not taken: each only
+ * counts its holders, which keeps a trylock from a signal handler (the
+ * exit-time cache write) from getting in while the interrupted code holds
+ * the lock, and the compiler from moving accesses across it. Before the
+ * process gets a second thread, locks_shared_from_now() switches to the
+ * real locks; it must be called with none of them held (the thread
+ * creators call it from a system call or at start, outside every lock).
+ * The switch is one way; a process starts shared unless its main says it
+ * has one thread (user mode; system mode's harts are threads).
+ */
+#ifndef XLAT_EXEC_LOCK_H
+#define XLAT_EXEC_LOCK_H
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdbool.h>
+
+extern bool locks_shared;
+extern int locks_held;          /* while not shared: locks held, all told */
+
+typedef struct XMutex {
+    pthread_mutex_t m;
+    int held;                   /* while not shared: 1 if held */
+} XMutex;
+
+typedef struct XRwlock {
+    pthread_rwlock_t rw;
+    int readers, writer;        /* while not shared: the holders */
+} XRwlock;
+
+#define XMUTEX_INITIALIZER { PTHREAD_MUTEX_INITIALIZER, 0 }
+#define XRWLOCK_INITIALIZER { PTHREAD_RWLOCK_INITIALIZER, 0, 0 }
+
+/* The process has one thread (and holds no lock): stop taking them. */
+void locks_single_thread(void);
+/* A second thread is about to exist: take the real locks from now on. */
+void locks_shared_from_now(void);
+
+/* A compiler barrier, as the real lock's call is: a signal handler on this
+ * thread sees the count and the protected data in program order. */
+#define LOCK_BARRIER() __atomic_signal_fence(__ATOMIC_SEQ_CST)
+
+/* (Again, in a fork's child: the holds the fork took are gone.) */
+static inline void xmutex_init(XMutex *l)
+{
+    pthread_mutex_init(&l->m, NULL);
+    if (!locks_shared)
+        locks_held -= l->held;
+    l->held = 0;
+}
+
+static inline void xmutex_lock(XMutex *l)
+{
+    if (__builtin_expect(locks_shared, 0)) {
+        pthread_mutex_lock(&l->m);
+        return;
+    }
+    l->held = 1;
+    locks_held++;
+    LOCK_BARRIER();
+}
+
+static inline int xmutex_trylock(XMutex *l)
+{
+    if (locks_shared)
+        return pthread_mutex_trylock(&l->m);
+    if (l->held)
+        return EBUSY;
+    l->held = 1;
+    locks_held++;
+    LOCK_BARRIER();
+    return 0;
+}
+
+static inline void xmutex_unlock(XMutex *l)
+{
+    if (__builtin_expect(locks_shared, 0)) {
+        pthread_mutex_unlock(&l->m);
+        return;
+    }
+    LOCK_BARRIER();
+    l->held = 0;
+    locks_held--;
+}
+
+static inline void xrw_init(XRwlock *l)
+{
+    pthread_rwlock_init(&l->rw, NULL);
+    if (!locks_shared)
+        locks_held -= l->readers + l->writer;
+    l->readers = l->writer = 0;
+}
+
+static inline void xrw_rdlock(XRwlock *l)
+{
+    if (__builtin_expect(locks_shared, 0)) {
+        pthread_rwlock_rdlock(&l->rw);
+        return;
+    }
+    l->readers++;
+    locks_held++;
+    LOCK_BARRIER();
+}
+
+static inline void xrw_wrlock(XRwlock *l)
+{
+    if (__builtin_expect(locks_shared, 0)) {
+        pthread_rwlock_wrlock(&l->rw);
+        return;
+    }
+    l->writer = 1;
+    locks_held++;
+    LOCK_BARRIER();
+}
+
+static inline void xrw_unlock(XRwlock *l)
+{
+    if (__builtin_expect(locks_shared, 0)) {
+        pthread_rwlock_unlock(&l->rw);
+        return;
+    }
+    LOCK_BARRIER();
+    if (l->writer)
+        l->writer = 0;
+    else
+        l->readers--;
+    locks_held--;
+}
+
+#endif
