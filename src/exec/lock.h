@@ -2,7 +2,7 @@
  * The two locks every dispatch takes: tb_lock (exec/internal.h) and user
  * mode's mapping lock (mm_lock). A short process takes them thousands of
  * times (a warm /usr/bin/true: ~2,300 tb_lock and ~1,000 mm_lock pairs,
- * ~4 % of its run in musl's locked instructions), with never a second
+ * ~3 % of its run in musl's locked instructions), with never a second
  * thread to keep out.
  *
  * So while the process has one thread they are not taken: each only
