@@ -27,7 +27,8 @@ extern int locks_held;          /* while not shared: locks held, all told */
 
 typedef struct XMutex {
     pthread_mutex_t m;
-    int held;                   /* while not shared: 1 if held */
+    int held;                   /* while not shared: the holds (counted: a signal
+                                 * handler's hold within the code's undoes only itself) */
 } XMutex;
 
 typedef struct XRwlock {
@@ -62,7 +63,7 @@ static inline void xmutex_lock(XMutex *l)
         pthread_mutex_lock(&l->m);
         return;
     }
-    l->held = 1;
+    l->held++;
     locks_held++;
     LOCK_BARRIER();
 }
@@ -86,7 +87,7 @@ static inline void xmutex_unlock(XMutex *l)
         return;
     }
     LOCK_BARRIER();
-    l->held = 0;
+    l->held--;
     locks_held--;
 }
 

@@ -1,7 +1,8 @@
 /*
  * exec/lock.h: locks elided while the process has one thread.
  *   - single: a held lock refuses a trylock (the exit-time cache write's
- *     from a signal handler) and takes it again once released; read locks
+ *     from a signal handler) and takes it again once released; a hold
+ *     nested in another (a handler's) releases only itself; read locks
  *     nest, as a real rwlock's do;
  *   - a fork's child starts with the holds of the fork's handlers gone;
  *   - going shared with a lock held is refused loudly (the new thread
@@ -31,6 +32,13 @@ static void test_single(void)
     xmutex_unlock(&mu);
     CHECK_EQ(xmutex_trylock(&mu), 0);
     xmutex_unlock(&mu);
+
+    xmutex_lock(&mu);
+    xmutex_lock(&mu);               /* a handler's, within the code's hold */
+    xmutex_unlock(&mu);
+    CHECK_EQ(xmutex_trylock(&mu), EBUSY);   /* the code still holds it */
+    xmutex_unlock(&mu);
+    CHECK_EQ(locks_held, 0);
 
     xrw_rdlock(&rw);
     xrw_rdlock(&rw);                /* a handler's read under the code's */
