@@ -44,9 +44,22 @@ void locks_single_thread(void);
 /* A second thread is about to exist: take the real locks from now on. */
 void locks_shared_from_now(void);
 
-/* A compiler barrier, as the real lock's call is: a signal handler on this
- * thread sees the count and the protected data in program order. */
-#define LOCK_BARRIER() __atomic_signal_fence(__ATOMIC_SEQ_CST)
+/* An elided hold or release: a count, and a compiler barrier as the real
+ * lock's call is (a signal handler on this thread sees the count and the
+ * protected data in program order). */
+static inline void lock_hold(int *count)
+{
+    ++*count;
+    locks_held++;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+
+static inline void lock_release(int *count)
+{
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    --*count;
+    locks_held--;
+}
 
 /* (Again, in a fork's child: the holds the fork took are gone.) */
 static inline void xmutex_init(XMutex *l)
@@ -63,9 +76,7 @@ static inline void xmutex_lock(XMutex *l)
         pthread_mutex_lock(&l->m);
         return;
     }
-    l->held++;
-    locks_held++;
-    LOCK_BARRIER();
+    lock_hold(&l->held);
 }
 
 static inline int xmutex_trylock(XMutex *l)
@@ -74,9 +85,7 @@ static inline int xmutex_trylock(XMutex *l)
         return pthread_mutex_trylock(&l->m);
     if (l->held)
         return EBUSY;
-    l->held = 1;
-    locks_held++;
-    LOCK_BARRIER();
+    lock_hold(&l->held);
     return 0;
 }
 
@@ -86,9 +95,7 @@ static inline void xmutex_unlock(XMutex *l)
         pthread_mutex_unlock(&l->m);
         return;
     }
-    LOCK_BARRIER();
-    l->held--;
-    locks_held--;
+    lock_release(&l->held);
 }
 
 static inline void xrw_init(XRwlock *l)
@@ -105,9 +112,7 @@ static inline void xrw_rdlock(XRwlock *l)
         pthread_rwlock_rdlock(&l->rw);
         return;
     }
-    l->readers++;
-    locks_held++;
-    LOCK_BARRIER();
+    lock_hold(&l->readers);
 }
 
 static inline void xrw_wrlock(XRwlock *l)
@@ -116,9 +121,7 @@ static inline void xrw_wrlock(XRwlock *l)
         pthread_rwlock_wrlock(&l->rw);
         return;
     }
-    l->writer = 1;
-    locks_held++;
-    LOCK_BARRIER();
+    lock_hold(&l->writer);
 }
 
 static inline void xrw_unlock(XRwlock *l)
@@ -127,12 +130,7 @@ static inline void xrw_unlock(XRwlock *l)
         pthread_rwlock_unlock(&l->rw);
         return;
     }
-    LOCK_BARRIER();
-    if (l->writer)
-        l->writer = 0;
-    else
-        l->readers--;
-    locks_held--;
+    lock_release(l->writer ? &l->writer : &l->readers);
 }
 
 #endif

@@ -10,7 +10,6 @@
 #ifndef XLAT_USER_MM_INTERNAL_H
 #define XLAT_USER_MM_INTERNAL_H
 
-#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 
