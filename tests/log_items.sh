@@ -39,15 +39,17 @@ run() {   # label expected-regex (- for none) xlat-args...
     [[ $re = - ]] || grep -Eq "$re" "$TMP/err" || { echo "log_items: $label: no stderr line matching '$re'"; head -5 "$TMP/err"; fail=1; }
 }
 stat() { sed -n "s/^xlat stats: $1 *\([0-9]*\).*/\1/p" "$TMP/err"; }
-# stats time: its parts read; EXPR (awk, over total code first installs
-# translating rest) holds, and the parts add up to no more than the whole.
+# stats time: its parts read; EXPR (awk, over total start code first
+# installs translating rest) holds, and the parts add up to no more than
+# the whole.
 check_times() {
     local label=$1 expr=$2 t
-    t=$(sed -n 's/^xlat stats: time *\([0-9.]*\) ms since start: translated code \([0-9.]*\), first runs \([0-9.]*\), installs \([0-9.]*\), translating \([0-9.]*\), the rest \([0-9.]*\) .*/\1 \2 \3 \4 \5 \6/p' "$TMP/err")
-    awk -v t="$t" "BEGIN { n = split(t, v, \" \"); total = v[1]; code = v[2]; first = v[3];
-                          installs = v[4]; translating = v[5]; rest = v[6];
-                          exit !(n == 6 && ($expr) && code + first + installs + translating <= total + 0.002) }" ||
-        { echo "log_items: $label: time line '$t' (total code first installs translating rest), want $expr"; fail=1; }
+    t=$(sed -n 's/^xlat stats: time *\([0-9.]*\) ms since xlat started: its start \([0-9.]*\), translated code \([0-9.]*\), first runs \([0-9.]*\), installs \([0-9.]*\), translating \([0-9.]*\), the rest \([0-9.]*\) .*/\1 \2 \3 \4 \5 \6 \7/p' "$TMP/err")
+    awk -v t="$t" "BEGIN { n = split(t, v, \" \"); total = v[1]; start = v[2]; code = v[3];
+                          first = v[4]; installs = v[5]; translating = v[6]; rest = v[7];
+                          exit !(n == 7 && ($expr) &&
+                                 start + code + first + installs + translating <= total + 0.002) }" ||
+        { echo "log_items: $label: time line '$t' (total start code first installs translating rest), want $expr"; fail=1; }
 }
 
 # in_asm: objdump-style lines (address, encoding, mnemonic) of main.
@@ -94,7 +96,7 @@ runs_insns=$(sed -n 's/^xlat stats: first runs interpreted \([0-9]*\) (\([0-9]*\
 read -r runs insns_first <<<"$runs_insns"
 [[ -n $runs && ${insns_first:-0} -ge $runs ]] ||
     { echo "log_items: stats: first runs '$runs_insns', want at least an instruction each"; fail=1; }
-check_times stats 'code > 0 && first > 0 && translating > 0 && installs == 0'
+check_times stats 'start > 0 && code > 0 && first > 0 && translating > 0 && installs == 0'
 run no-first-interp '^xlat stats: first runs interpreted +0 \(0 instructions\)$' -d stats --tune no-first-interp
 run nochain '^xlat stats: chains made +0$' -d nochain,stats
 [[ $(stat 'direct exits') -gt $chained ]] || { echo "log_items: nochain: direct exits did not grow"; fail=1; }

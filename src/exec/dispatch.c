@@ -321,6 +321,7 @@ static __attribute__((noinline)) enum exit_reason run_loop(CPUState *cpu)
 enum exit_reason exec_run(CPUState *cpu)
 {
     this_cpu = cpu;
+    stats_guest_started();
     sigjmp_buf jb;
     sigjmp_buf *const outer = guest_fault.jmp;
     cache_enter();

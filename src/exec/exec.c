@@ -55,7 +55,6 @@ void exec_before_exec(void) { pcache_flush(); }
 
 void exec_init(void)
 {
-    stats_clock_start();
     code_buffer_init();
     interp_small_cache();
     tb_cache_init();

@@ -182,7 +182,8 @@ void dstats_flush(void);
 /* The time stamp counter: a few cycles to read, constant rate on every
  * host xlat runs on; stats.c converts it against the clock at exit. */
 static inline uint64_t stats_ticks(void) { return __builtin_ia32_rdtsc(); }
-void stats_clock_start(void);
+/* The guest's first instruction runs now (-d stats: xlat's own start ends). */
+void stats_guest_started(void);
 /* Time a part of the dispatch loop when DF_TIME is on: t0 = time_start(df),
  * the part, then time_add(df, &dstats.t_..., t0). */
 static inline uint64_t time_start(unsigned df) { return df & DF_TIME ? stats_ticks() : 0; }

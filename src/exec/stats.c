@@ -19,33 +19,46 @@ struct ExecStats stats;
 __thread DispatchStats dstats;
 static DispatchStats dstats_sum;
 
-/* The clock and the TSC when exec_init ran: at exit, the two elapsed
- * times give the TSC's rate. */
+/* The clock and the TSC when xlat started (before main): at exit, the two
+ * elapsed times give the TSC's rate. */
 static uint64_t start_ticks, start_ns;
+/* The TSC when the guest's first instruction ran (exec_run first entered):
+ * what came before is xlat's own start (0: not yet). */
+static uint64_t guest_ticks;
 
-void stats_clock_start(void)
+static __attribute__((constructor)) void stats_clock_start(void)
 {
     start_ticks = stats_ticks();
     start_ns = monotonic_ns();
 }
 
+void stats_guest_started(void)
+{
+    if (!__atomic_load_n(&guest_ticks, __ATOMIC_RELAXED))
+        __atomic_store_n(&guest_ticks, stats_ticks(), __ATOMIC_RELAXED);
+}
+
 /*
- * Where the dispatch loop's time went (DF_TIME), summed over the threads,
- * and what remains of the time since exec_init: xlat's own start and
- * dispatch, system calls and the kernel (page faults). A forked child
- * counts from its parent's start, as its other counters do.
+ * Where the time since xlat started went: its own start (up to the guest's
+ * first instruction: options, its memory, the program's loading), then
+ * the dispatch loop's parts (DF_TIME), summed over the threads, and what
+ * remains: xlat's own work in dispatch, system calls and the kernel (page
+ * faults). A forked child counts from its parent's start, as its other
+ * counters do.
  */
 static void print_times(FILE *f, const DispatchStats *d)
 {
-    uint64_t ns = monotonic_ns() - start_ns, ticks = stats_ticks() - start_ticks;
+    uint64_t now = stats_ticks(), ns = monotonic_ns() - start_ns, ticks = now - start_ticks;
+    uint64_t guest = __atomic_load_n(&guest_ticks, __ATOMIC_RELAXED);
     double ms_per_tick = ticks ? (double)ns / 1e6 / (double)ticks : 0.0;
+    double start = (double)((guest ? guest : now) - start_ticks) * ms_per_tick;
     double code = (double)d->t_code * ms_per_tick, first = (double)d->t_first * ms_per_tick;
     double inst = (double)d->t_install * ms_per_tick, tr = (double)d->t_translate * ms_per_tick;
-    double total = (double)ns / 1e6, rest = total - code - first - inst - tr;
-    fprintf(f, "xlat stats: time                  %.3f ms since start: translated code %.3f, "
-               "first runs %.3f, installs %.3f, translating %.3f, the rest %.3f "
-               "(xlat's own work, system calls or devices, the host kernel)\n",
-            total, code, first, inst, tr, rest > 0 ? rest : 0.0);
+    double total = (double)ns / 1e6, rest = total - start - code - first - inst - tr;
+    fprintf(f, "xlat stats: time                  %.3f ms since xlat started: its start %.3f, "
+               "translated code %.3f, first runs %.3f, installs %.3f, translating %.3f, "
+               "the rest %.3f (xlat's own work, system calls or devices, the host kernel)\n",
+            total, start, code, first, inst, tr, rest > 0 ? rest : 0.0);
 }
 
 void dstats_flush(void)
