@@ -161,6 +161,28 @@ static void requeue(int sig, const siginfo_t *info, bool thread)
 static struct target_sigaction sigact[TARGET_NSIG + 1];
 static pthread_mutex_t sigact_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/*
+ * What exec left of each signal (ignored or not) is asked of the host the
+ * first time the guest's action is needed (sigact_lock held): until then
+ * xlat has not touched the host's disposition, which does to the signal
+ * what the guest's would (an ignored one stays ignored across an exec
+ * too). Asking all 62 at every start was 62 system calls; only those xlat
+ * catches by default (signal_init) are asked at once.
+ */
+static uint64_t sigact_known;           /* bit sig - 1: sigact[sig] holds */
+
+static void sigact_load(int sig)
+{
+    uint64_t bit = SIGBIT(sig);
+    if (sigact_known & bit)
+        return;
+    sigact_known |= bit;
+    struct host_ksigaction old;
+    if (sig != SIGKILL && sig != SIGSTOP && sig != SIGSEGV && sig != SIGBUS &&
+        host_sigaction(sig, NULL, &old) == 0 && old.handler == SIG_IGN)
+        sigact[sig].handler = TARGET_SIG_IGN;
+}
+
 static void host_signal_handler(int sig, siginfo_t *si, void *uctx);
 
 /*
@@ -195,6 +217,7 @@ static void host_follow(int sig)
 void signal_get_action(int sig, struct target_sigaction *old)
 {
     pthread_mutex_lock(&sigact_lock);
+    sigact_load(sig);
     *old = sigact[sig];
     pthread_mutex_unlock(&sigact_lock);
 }
@@ -202,6 +225,7 @@ void signal_get_action(int sig, struct target_sigaction *old)
 void signal_set_action(int sig, const struct target_sigaction *act)
 {
     pthread_mutex_lock(&sigact_lock);
+    sigact_known |= SIGBIT(sig);
     sigact[sig].handler = act->handler;
     sigact[sig].flags = act->flags & TARGET_SA_KNOWN;
     sigact[sig].mask = act->mask & ~UNBLOCKABLE;
@@ -213,6 +237,7 @@ void signal_set_action(int sig, const struct target_sigaction *act)
 static struct target_sigaction take_action(int sig)
 {
     pthread_mutex_lock(&sigact_lock);
+    sigact_load(sig);
     struct target_sigaction a = sigact[sig];
     if (a.handler > TARGET_SIG_IGN && (a.flags & SA_RESETHAND)) {
         sigact[sig].handler = TARGET_SIG_DFL;
@@ -424,12 +449,10 @@ void signal_init(void)
     ts->blocked = mask & ~UNBLOCKABLE;
     pthread_mutex_lock(&sigact_lock);
     for (int sig = 1; sig <= TARGET_NSIG; sig++) {
-        struct host_ksigaction old;
-        if (sig == SIGKILL || sig == SIGSTOP || host_sigaction(sig, NULL, &old) != 0)
-            continue;
-        if (old.handler == SIG_IGN && sig != SIGSEGV && sig != SIGBUS)
-            sigact[sig].handler = TARGET_SIG_IGN;
-        else if (sig_default_core(sig))
+        if (!sig_default_core(sig))
+            continue;                   /* asked when needed (sigact_load) */
+        sigact_load(sig);
+        if (sigact[sig].handler == TARGET_SIG_DFL)
             host_follow(sig);
     }
     pthread_mutex_unlock(&sigact_lock);
