@@ -440,12 +440,17 @@ static bool make_dirs(char *path, size_t keep)
 }
 
 /* The directory, if it is this user's alone (a group- or world-accessible
- * one of ours is made 0700). */
+ * one of ours is made 0700); made first only if it is not there (every
+ * start used to try each component's mkdir). */
 int pcache_open_dir(char *path, size_t keep)
 {
-    if (!make_dirs(path, keep))
-        return -1;
-    int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    const int flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
+    int fd = open(path, flags);
+    if (fd < 0 && errno == ENOENT) {
+        if (!make_dirs(path, keep))
+            return -1;
+        fd = open(path, flags);
+    }
     struct stat st;
     if (fd < 0 || fstat(fd, &st) != 0 || st.st_uid != geteuid() ||
         ((st.st_mode & 077) && fchmod(fd, 0700) != 0)) {
