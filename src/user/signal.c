@@ -176,11 +176,13 @@ static void sigact_load(int sig)
     uint64_t bit = SIGBIT(sig);
     if (sigact_known & bit)
         return;
-    sigact_known |= bit;
     struct host_ksigaction old;
     if (sig != SIGKILL && sig != SIGSTOP && sig != SIGSEGV && sig != SIGBUS &&
         host_sigaction(sig, NULL, &old) == 0 && old.handler == SIG_IGN)
         sigact[sig].handler = TARGET_SIG_IGN;
+    /* Known only now: a child forked while another thread is in here
+     * (signal_fork_child gives it the lock free) asks again. */
+    sigact_known |= bit;
 }
 
 static void host_signal_handler(int sig, siginfo_t *si, void *uctx);
