@@ -61,12 +61,18 @@ static inline void lock_release(int *count)
     locks_held--;
 }
 
-/* (Again, in a fork's child: the holds the fork took are gone.) */
+/* A lock (re)made with holds counted on it: in a fork's child, the holds
+ * the fork took are gone. */
+static inline void locks_forget(int holds)
+{
+    if (!locks_shared)
+        locks_held -= holds;
+}
+
 static inline void xmutex_init(XMutex *l)
 {
     pthread_mutex_init(&l->m, NULL);
-    if (!locks_shared)
-        locks_held -= l->held;
+    locks_forget(l->held);
     l->held = 0;
 }
 
@@ -101,8 +107,7 @@ static inline void xmutex_unlock(XMutex *l)
 static inline void xrw_init(XRwlock *l)
 {
     pthread_rwlock_init(&l->rw, NULL);
-    if (!locks_shared)
-        locks_held -= l->readers + l->writer;
+    locks_forget(l->readers + l->writer);
     l->readers = l->writer = 0;
 }
 

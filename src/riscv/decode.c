@@ -423,9 +423,9 @@ static uint32_t insn_encode(const Insn *in)
     w |= (uint32_t)(in->rd & f->rd) << 7 | (uint32_t)(in->rs1 & f->rs1) << 15 |
          (uint32_t)(in->rs2 & f->rs2) << 20 | (uint32_t)(in->rs3 & f->rs3) << 27;
     switch (f->imm) {
-    case IMM_I:    w |= imm << 20; break;
-    case IMM_SH:   w |= (imm & 0x3f) << 20; break;
+    case IMM_I:
     case IMM_HI12: w |= imm << 20; break;
+    case IMM_SH:   w |= (imm & 0x3f) << 20; break;
     case IMM_S:    w |= (imm & 0x1f) << 7 | (imm >> 5 & 0x7f) << 25; break;
     case IMM_B:    w |= (imm >> 11 & 1) << 7 | (imm >> 1 & 0xf) << 8 |
                         (imm >> 5 & 0x3f) << 25 | (imm >> 12 & 1) << 31; break;

@@ -30,7 +30,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <time.h>
 
 #include "exec/exec.h"
 #include "exec/settings.h"
@@ -792,7 +791,7 @@ static void view_grow(SysTlb *t)
             __atomic_fetch_or(&t->table[i + n].addr_write, TLB_CODE, __ATOMIC_SEQ_CST);
     }
     t->resizes++;
-    t->window_start = monotonic_ns();         /* a resize starts a sizing window */
+    t->window_start = monotonic_ns();  /* a resize starts a sizing window */
     t->window_max = 0;
 }
 
