@@ -19,6 +19,7 @@
 #include "exec/internal.h"
 #include "exec/pcache.h"
 #include "riscv/interp.h"
+#include "x86/backend.h"
 
 _Static_assert(offsetof(CPUState, jit_kick) == offsetof(CPUState, exit_request) + 4 &&
                offsetof(CPUState, exit_request) % 8 == 0,
@@ -294,7 +295,7 @@ static __attribute__((noinline)) enum exit_reason run_loop(CPUState *cpu)
         switch (code) {
         case EXIT_CHAIN:
             dstats.direct_exits++;
-            link = cpu->jit_link;
+            link = be_stub_exited(cpu);
             break;
         case EXIT_LOOKUP:
             dstats.indirect_exits++;

@@ -435,6 +435,7 @@ bool pcache_fill(TB *tb, const PcacheHit *hit, size_t *hot_off, size_t *cold_off
         uint32_t f = h->jmp_field[s] & ~IN_COLD;
         tb->jmp_field[s] = h->jmp_field[s] & IN_COLD ? (uint32_t)(cold + f - hot) : f;
         tb->jmp_stub[s] = (uint32_t)(cold + h->jmp_stub[s] - hot);
+        be_stub_claim(code_rw + cold + h->jmp_stub[s], tb, s);
     }
     uint16_t *dst = tb_pcmap_alloc(tb->ninsns, &tb->pcmap);
     memcpy(dst, r.map, tb->ninsns * 4u);

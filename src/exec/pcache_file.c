@@ -25,6 +25,7 @@
 #include "exec/pcache_file.h"
 #include "exec/settings.h"
 #include "riscv/translate.h"
+#include "x86/backend.h"
 
 #define MODULE_MAX (1ull << 30)         /* a mapped file's bytes at most */
 
@@ -361,7 +362,8 @@ static bool slots_ok(const Rec *r)
     for (int s = 0; s < TB_MAX_SLOTS; s++) {
         uint32_t f = h->jmp_field[s] & ~IN_COLD;
         uint32_t size = h->jmp_field[s] & IN_COLD ? h->cold_size : h->host_size;
-        if (h->jmp_field[s] && (f + 4 > size || h->jmp_stub[s] >= h->cold_size))
+        if (h->jmp_field[s] && (f + 4 > size || h->jmp_stub[s] > h->cold_size ||
+                                h->cold_size - h->jmp_stub[s] < BE_STUB_BYTES))
             return false;
     }
     for (unsigned i = 0; i < h->ninsns; i++)

@@ -10,8 +10,9 @@
  * buffer; the TB of a host address is found by binary search over the TB
  * array, which is in host-address order (host_fault.c). Direct exits are
  * "goto_tb slots": an aligned jmp rel32 that first points at an exit stub
- * (store the target pc, return EXIT_CHAIN with TB|slot in cpu->jit_link)
- * and is patched to jump straight into the target TB once it exists.
+ * (EXIT_CHAIN: the target pc and TB|slot follow from cpu->jit_link, the
+ * stub's data; x86/backend.h) and is patched to jump straight into the
+ * target TB once it exists.
  */
 #ifndef XLAT_EXEC_TB_H
 #define XLAT_EXEC_TB_H
@@ -144,8 +145,16 @@ typedef struct JitRuntime {
     /* rax = guest address, ecx = JIT_FILL_INFO: jit_helper_fill (mapped
      * registers spilled and reloaded around it, rax its result); softmmu. */
     uint8_t *fill_call;
+    /* Called from a slot's exit stub: EXIT_CHAIN, cpu->jit_link = the
+     * return address (the stub's data). */
+    uint8_t *chain_exit;
 } JitRuntime;
 extern JitRuntime jit_rt;
+
+/* A TB's number, its index in the TB array, and back (an exit stub names
+ * its TB by number: x86/backend.h). */
+uint32_t tb_number(const TB *tb);
+TB *tb_numbered(uint32_t n);
 
 /* pcmap storage: pairs of (host offset from TB entry, guest offset). */
 uint16_t *tb_pcmap_alloc(unsigned n, uint32_t *index);

@@ -29,6 +29,7 @@
 #include "exec/perfmap.h"
 #include "riscv/insn.h"
 #include "riscv/translate.h"
+#include "x86/backend.h"
 #include "x86/disas.h"
 
 #define HASH_BITS_MIN 12           /* the TB hash table starts this small... */
@@ -239,6 +240,31 @@ bool exec_unwatch_all(void)
 
 /* -- Translation ---------------------------------------------------------------------------- */
 
+static void log_cold_code(const TB *tb, size_t from, size_t to)
+{
+    const uint8_t *p = code_rw + tb->cold_off + from;
+    host_disas(log_file, p, to - from, (uint64_t)(uintptr_t)code_rx_of(p));
+}
+
+/* The out-of-line code, with its exit stubs' data shown as such. */
+static void log_cold(const TB *tb)
+{
+    size_t at = 0;
+    for (int s = 0; s < TB_MAX_SLOTS; s++) {
+        size_t stub = tb->host_off + tb->jmp_stub[s] - tb->cold_off;
+        if (!tb->jmp_field[s] || stub < at || stub + BE_STUB_BYTES > tb->cold_size)
+            continue;
+        log_cold_code(tb, at, stub + BE_STUB_DATA);
+        uint32_t w[2];
+        memcpy(w, code_rw + tb->cold_off + stub + BE_STUB_DATA, sizeof w);
+        fprintf(log_file, "  %p:  .long 0x%x, %d   (TB %u slot %u, target 0x%llx)\n",
+                code_rx_of(code_rw + tb->cold_off + stub + BE_STUB_DATA), w[0], (int32_t)w[1],
+                w[0] >> 3, w[0] & 7, (unsigned long long)be_stub_target(tb, s));
+        at = stub + BE_STUB_BYTES;
+    }
+    log_cold_code(tb, at, tb->cold_size);
+}
+
 static void log_tb(const TB *tb)
 {
     if (log_mask & LOG_IN_ASM) {
@@ -253,8 +279,7 @@ static void log_tb(const TB *tb)
                 (unsigned long long)tb->pc, tb->host_size, tb_entry_rx(tb));
         host_disas(log_file, p, tb->host_size, (uint64_t)(uintptr_t)tb_entry_rx(tb));
         fprintf(log_file, "  -- out of line --\n");
-        host_disas(log_file, code_rw + tb->cold_off, tb->cold_size,
-                   (uint64_t)(uintptr_t)code_rx_of(code_rw + tb->cold_off));
+        log_cold(tb);
         fprintf(log_file, "\n");
     }
 }
@@ -319,6 +344,9 @@ static int tb_room(const CPUState *cpu, const TBKey *key)
 }
 
 /* The next TB, for key (tb_lock held, tb_room said so). */
+uint32_t tb_number(const TB *tb) { return (uint32_t)(tb - tbs); }
+TB *tb_numbered(uint32_t n) { return &tbs[n]; }
+
 static TB *tb_new(const TBKey *key)
 {
     code_make_private();

@@ -99,7 +99,7 @@ static void warm_chain(void)
         TB *src = tb_key_of(this_cpu, src_slot >> 3, &sk) ? tb_lookup(&sk) : NULL;
         TB *dst = tb_key_of(this_cpu, dst_pc, &dk) ? tb_lookup(&dk) : NULL;
         if (src && dst && n < TB_MAX_SLOTS && src->jmp_field[n] && !src->jmp_dest[n] &&
-            be_stub_leaves_for(tb_entry_rw(src) + src->jmp_stub[n], dst_pc)) {
+            be_stub_target(src, n) == dst_pc) {
             tb_link(src, n, dst, df);
             stats.warm_chained += src->jmp_dest[n] == dst;
         }

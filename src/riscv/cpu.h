@@ -63,7 +63,7 @@ typedef struct CPUState {
 
     /* Translated-code state (src/exec), read by generated code by offset. */
     struct JCEntry *jc;        /* this thread's jump cache (pc -> host code) */
-    uint64_t jit_link;         /* TB|slot of the last unchained direct exit */
+    uint64_t jit_link;         /* the last unchained direct exit's stub data (x86/backend.h) */
     /* Return-address stack on the host stack (x86/backend.c): rsp at entry
      * to translated code (its slot holds the empty-stack sentinel). */
     uint64_t ras_base;

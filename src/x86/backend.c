@@ -328,6 +328,15 @@ void be_gen_runtime(Emit *e, JitRuntime *rt, uint8_t *gbase)
     be_load_mapped(e);
     emit_ret(e);
 
+    /* chain_exit: called from a slot's exit stub (emit_exit_stub), whose
+     * data the return address points at: EXIT_CHAIN with it as the link
+     * (be_stub_exited). */
+    emit_nops(e, (unsigned)(-(uintptr_t)e->p) & 15);
+    rt->chain_exit = e->p;
+    emit_pop(e, RCX);
+    emit_mov_ri(e, RAX, EXIT_CHAIN);
+    emit_patch_rel32(emit_jmp(e), rt->epilogue);
+
     /* ras_empty: a guest return popped the sentinel (rax = target pc): put
      * it back and look the target up. */
     emit_nops(e, (unsigned)(-(uintptr_t)e->p) & 15);
@@ -370,12 +379,50 @@ static void set_pc(Emit *e, uint64_t pc)
     }
 }
 
-bool be_stub_leaves_for(const uint8_t *stub, uint64_t target)
+/*
+ * A slot's exit stub (tb.h): a call to jit_rt.chain_exit, whose return
+ * address is the stub's data: the TB's number << 3 | the slot, then the
+ * target's distance from the TB's pc. 13 bytes where storing the pc and the
+ * TB|slot took 37, and nothing in it but the call depends on where the
+ * code or the guest's module is: a copy from the persistent cache only
+ * takes its TB's number (be_stub_claim).
+ */
+static void stub_write(uint8_t *data, uint32_t tb_number, int slot, int32_t distance)
 {
-    uint8_t buf[32];
-    Emit e = { .start = buf, .p = buf, .end = buf + sizeof buf };
-    set_pc(&e, target);
-    return memcmp(stub, buf, (size_t)(e.p - buf)) == 0;
+    uint32_t w[2] = { tb_number << 3 | (uint32_t)slot, (uint32_t)distance };
+    memcpy(data, w, sizeof w);
+}
+
+static void emit_exit_stub(Emit *e, const TB *tb, int slot, uint64_t target)
+{
+    /* A direct target is within a jal's reach (1 MiB) of the block. */
+    int32_t distance = (int32_t)(target - tb->pc);
+    emit_patch_rel32(emit_call(e), jit_rt.chain_exit);
+    stub_write(e->p, tb_number(tb), slot, distance);
+    e->p += BE_STUB_BYTES - BE_STUB_DATA;
+}
+
+void be_stub_claim(uint8_t *stub, const TB *tb, int slot)
+{
+    int32_t distance;
+    memcpy(&distance, stub + BE_STUB_DATA + 4, 4);
+    stub_write(stub + BE_STUB_DATA, tb_number(tb), slot, distance);
+}
+
+uint64_t be_stub_target(const TB *tb, int slot)
+{
+    int32_t distance;
+    memcpy(&distance, code_rw + tb->host_off + tb->jmp_stub[slot] + BE_STUB_DATA + 4, 4);
+    return tb->pc + (uint64_t)(int64_t)distance;
+}
+
+uintptr_t be_stub_exited(CPUState *cpu)
+{
+    uint32_t w[2];
+    memcpy(w, (const void *)(uintptr_t)cpu->jit_link, sizeof w);
+    TB *tb = tb_numbered(w[0] >> 3);
+    cpu->pc = tb->pc + (uint64_t)(int64_t)(int32_t)w[1];
+    return (uintptr_t)tb | (w[0] & TB_SLOT_MASK);
 }
 
 static void exit_with(Emit *e, int code)
@@ -711,10 +758,7 @@ void be_tb_finish(BeCtx *c)
     for (int slot = 0; slot < c->nstub; slot++) {
         emit_patch_rel32(c->entry + c->tb->jmp_field[slot], e->p);
         c->tb->jmp_stub[slot] = (uint32_t)(e->p - c->entry);
-        set_pc(e, c->stub[slot].target);
-        emit_mov_ri64(e, RCX, (uint64_t)(uintptr_t)c->tb | (uint64_t)slot);
-        emit_reloc_mark(e, ER_TB, 8, (uint64_t)slot);
-        exit_with(e, EXIT_CHAIN);
+        emit_exit_stub(e, c->tb, slot, c->stub[slot].target);
     }
     for (int i = 0; i < c->npoll; i++) {
         emit_patch_rel32(c->poll[i].jcc, e->p);

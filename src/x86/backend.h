@@ -172,8 +172,15 @@ void be_set_pc(BeCtx *c, uint64_t pc);
 void be_exit(BeCtx *c, int code);
 /* Direct exit through the next goto_tb slot to guest pc target. */
 void be_goto_tb(BeCtx *c, uint64_t target);
-/* Does the exit stub at stub (TB.jmp_stub) leave for guest pc target? */
-bool be_stub_leaves_for(const uint8_t *stub, uint64_t target);
+/* A slot's exit stub (TB.jmp_stub) is BE_STUB_BYTES long and leaves with
+ * EXIT_CHAIN. The guest pc it leaves for: */
+#define BE_STUB_BYTES 13
+#define BE_STUB_DATA  5                 /* the data's offset in it, after the call */
+uint64_t be_stub_target(const TB *tb, int slot);
+/* Make the stub at stub (RW view), copied from another TB's slot, tb's. */
+void be_stub_claim(uint8_t *stub, const TB *tb, int slot);
+/* After EXIT_CHAIN: set cpu->pc to the stub's target; returns TB|slot. */
+uintptr_t be_stub_exited(CPUState *cpu);
 /* Slots left in this block. */
 static inline int be_free_slots(const BeCtx *c) { return TB_MAX_SLOTS - c->nstub - c->nprobe; }
 /*
