@@ -39,6 +39,17 @@ typedef struct XRwlock {
 #define XMUTEX_INITIALIZER { PTHREAD_MUTEX_INITIALIZER, 0 }
 #define XRWLOCK_INITIALIZER { PTHREAD_RWLOCK_INITIALIZER, 0, 0 }
 
+/*
+ * A plain mutex that no code holds while it takes another lock (a leaf)
+ * and that a fork's child may need: taken around every fork, after the
+ * fork handlers registered later (the core's, which take the locks above
+ * it), so that the child never starts with it held by a thread it does
+ * not have. A guest thread closing a file while another forked left the
+ * child waiting forever on own_fd's list. Register each once, from a
+ * constructor (before any thread or fork).
+ */
+void lock_across_fork(pthread_mutex_t *m);
+
 /* The process has one thread (and holds no lock): stop taking them. */
 void locks_single_thread(void);
 /* A second thread is about to exist: take the real locks from now on. */

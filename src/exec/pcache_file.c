@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "exec/internal.h"
+#include "exec/lock.h"
 #include "exec/pcache.h"
 #include "exec/pcache_file.h"
 #include "exec/settings.h"
@@ -34,6 +35,8 @@ static void module_open(Module *m);
 Module modules[MAX_MODULES];
 int nmodules;
 static pthread_mutex_t module_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static __attribute__((constructor)) void module_lock_across_fork(void) { lock_across_fork(&module_lock); }
 int dir_fd = -1;
 uint64_t build_hash, config_hash, prog_bits;
 uint64_t dir_max = DIR_MAX_DEFAULT;

@@ -7,6 +7,7 @@
 #include "riscv/insn.h"
 #include "riscv/cpu.h"
 #include "exec/guest_mem.h"
+#include "exec/lock.h"
 #include "exec/settings.h"
 
 #include <pthread.h>
@@ -35,6 +36,8 @@ void insn_print_at(FILE *f, uint64_t pc)
 static uint64_t *shown;
 static size_t shown_used;
 static pthread_mutex_t shown_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static __attribute__((constructor)) void shown_lock_across_fork(void) { lock_across_fork(&shown_lock); }
 #define SHOWN_CAP (1u << 20)
 
 /* pc is shown for the first time (and is now remembered). */

@@ -160,6 +160,7 @@ static void requeue(int sig, const siginfo_t *info, bool thread)
 
 static struct target_sigaction sigact[TARGET_NSIG + 1];
 static pthread_mutex_t sigact_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t tramp_lock = PTHREAD_MUTEX_INITIALIZER;     /* sigreturn_tramp's */
 
 /*
  * What exec left of each signal (ignored or not) is asked of the host the
@@ -499,6 +500,10 @@ void signal_fork_child(void)
 {
     ThreadSignals *ts = &thread_signals;
     pthread_mutex_init(&sigact_lock, NULL);
+    /* Another thread may have been mapping the trampoline: here it is
+     * mapped again if the address was not set yet (tramp_lock is not a
+     * leaf lock to hold across the fork: mm.c's lock is taken under it). */
+    pthread_mutex_init(&tramp_lock, NULL);
     ts->slot_sig = 0;
     ts->held = 0;
     ts->pending = 0;
@@ -566,11 +571,10 @@ int signal_altstack(uint64_t sp, const target_stack_t *ss, target_stack_t *old, 
 static uint64_t sigreturn_tramp(void)
 {
     static uint64_t addr;
-    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
     uint64_t a = __atomic_load_n(&addr, __ATOMIC_ACQUIRE);
     if (a)
         return a;
-    pthread_mutex_lock(&lock);
+    pthread_mutex_lock(&tramp_lock);
     if (!addr) {
         uint64_t ga = guest_find_free(GUEST_PAGE_SIZE, 0);
         if (ga && guest_map_fixed(ga, GUEST_PAGE_SIZE, PROT_READ | PROT_WRITE, "[vdso]") == 0) {
@@ -580,7 +584,7 @@ static uint64_t sigreturn_tramp(void)
         }
     }
     a = addr;
-    pthread_mutex_unlock(&lock);
+    pthread_mutex_unlock(&tramp_lock);
     return a;
 }
 

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "exec/lock.h"
 #include "user/symbols.h"
 
 typedef struct { uint64_t addr, size; const char *name; } Sym;
@@ -26,6 +27,8 @@ typedef struct { uint64_t start, end, bias; char *name; } Module;
 static Module mods[256];
 static size_t nmods;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+static __attribute__((constructor)) void symbols_lock_across_fork(void) { lock_across_fork(&lock); }
 
 static void *read_at(int fd, uint64_t off, uint64_t len, uint64_t file_size)
 {

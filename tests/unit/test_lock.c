@@ -7,10 +7,13 @@
  *   - a fork's child starts with the holds of the fork's handlers gone;
  *   - going shared with a lock held is refused loudly (the new thread
  *     could take it);
- *   - shared: the real locks, so a second thread waits for the holder.
+ *   - shared: the real locks, so a second thread waits for the holder;
+ *   - a leaf lock held across forks (lock_across_fork): a fork while
+ *     another thread holds it waits for it, and the child gets it free.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/wait.h>
@@ -115,12 +118,44 @@ static void test_shared(void)
     CHECK_EQ(entered, 1);
 }
 
+static pthread_mutex_t leaf = PTHREAD_MUTEX_INITIALIZER;
+static int leaf_taken;
+
+static void *hold_leaf(void *arg)
+{
+    (void)arg;
+    pthread_mutex_lock(&leaf);
+    __atomic_store_n(&leaf_taken, 1, __ATOMIC_SEQ_CST);
+    nanosleep(&(struct timespec){ .tv_nsec = 50 * 1000 * 1000 }, NULL);
+    pthread_mutex_unlock(&leaf);
+    return NULL;
+}
+
+static void test_leaf_across_fork(void)
+{
+    lock_across_fork(&leaf);
+    pthread_t t;
+    CHECK(pthread_create(&t, NULL, hold_leaf, NULL) == 0);
+    while (!__atomic_load_n(&leaf_taken, __ATOMIC_SEQ_CST))
+        sched_yield();
+    pid_t pid = fork();                 /* the other thread holds leaf now */
+    if (pid == 0)
+        _exit(pthread_mutex_trylock(&leaf) == 0 ? 0 : 1);
+    int st;
+    CHECK(waitpid(pid, &st, 0) == pid);
+    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    CHECK_EQ(pthread_mutex_trylock(&leaf), 0);  /* the parent's is free again */
+    pthread_mutex_unlock(&leaf);
+    pthread_join(t, NULL);
+}
+
 int main(void)
 {
     test_single();
     test_fork_child();
     test_shared_with_lock_held();
     test_shared();
+    test_leaf_across_fork();
     if (failures)
         printf("%d failure(s)\n", failures);
     return failures != 0;
