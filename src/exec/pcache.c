@@ -142,14 +142,27 @@ static int part_of(const uint8_t *p, const uint8_t *hot, size_t hot_size, const 
 
 _Static_assert(TRANSLATE_MAX_HOST <= 65536, "a RecReloc's field offset is 16 bits");
 
-/* The relocations of the capture as a record's, or -1 if one cannot be said. */
-static int convert_relocs(const TB *tb, const uint8_t *cold, RecReloc *out)
+/* A rel32 field from one part to another, as captured. */
+typedef struct NearRel { uint16_t at; uint8_t kind; uint32_t target; } NearRel;
+
+static int near_kind(int part, int tpart)
+{
+    if (part == PART_HOT)
+        return tpart == PART_COLD ? NEAR_HOT_COLD : NEAR_HOT_RUNTIME;
+    return tpart == PART_HOT ? NEAR_COLD_HOT : NEAR_COLD_RUNTIME;
+}
+
+/* The relocations of the capture as a record's: the near ones in near
+ * (*nnear of them), the others returned in out; -1 if one cannot be said. */
+static int convert_relocs(const TB *tb, const uint8_t *cold, RecReloc *out, NearRel *near,
+                          int *nnear)
 {
     const uint8_t *hot = tb_entry_rw(tb);
     /* A field patched again later (a slot pointed at its stub): the last
      * patch counts. seen: one byte per byte of hot, then cold, code. */
     static uint8_t seen[2 * TRANSLATE_MAX_HOST];
     int n = 0;
+    *nnear = 0;
     memset(seen, 0, tb->host_size + tb->cold_size);
     for (int i = (int)cap_log.n - 1; i >= 0; i--) {
         const EmitReloc *r = &cap_log.r[i];
@@ -158,55 +171,65 @@ static int convert_relocs(const TB *tb, const uint8_t *cold, RecReloc *out)
         int part = part_of(r->at, hot, tb->host_size, cold, tb->cold_size, &at);
         unsigned width = r->kind == ER_REL32 || r->kind == ER_GUEST_S32 || r->kind == ER_GUEST_U32 ? 4 : 8;
         if (part < 0 || part == PART_RUNTIME ||
-            at + width > (part == PART_HOT ? tb->host_size : tb->cold_size)) {
-            n = -1;
-            break;
-        }
+            at + width > (part == PART_HOT ? tb->host_size : tb->cold_size))
+            return -1;
         uint8_t *mark = &seen[at + (part == PART_COLD ? tb->host_size : 0)];
         if (*mark)
             continue;
         *mark = 1;
         rr.at = (uint16_t)at;
-        rr.parts = (uint8_t)part;
+        rr.part = (uint8_t)part;
         uint64_t field = 0;
         memcpy(&field, r->at, width);
         switch (r->kind) {
         case ER_REL32: {
             uint32_t t;
             int tp = part_of(r->target, hot, tb->host_size, cold, tb->cold_size, &t);
-            if (tp < 0) {
-                n = -1;
-                break;
-            }
-            if (tp == part)
-                continue;               /* moves with the field */
-            rr.parts |= (uint8_t)(tp << 4);
-            rr.val = t;
-            break;
+            if (tp < 0)
+                return -1;
+            if (tp != part)             /* else it moves with the field */
+                near[(*nnear)++] = (NearRel){ (uint16_t)at, (uint8_t)near_kind(part, tp), t };
+            continue;
         }
         case ER_TB:
             if (field != (uint64_t)(uintptr_t)tb + r->aux || r->aux >= sizeof(TB))
-                n = -1;
+                return -1;
             rr.val = (uint32_t)r->aux;
             break;
         case ER_HOSTFN: {
             int64_t d = (int64_t)(field - (uint64_t)(uintptr_t)pcache_flush);
             if (d != (int32_t)d)
-                n = -1;
+                return -1;
             rr.val = (uint32_t)d;
             break;
         }
         default:
             if (r->aux > UINT32_MAX)
-                n = -1;
+                return -1;
             rr.val = (uint32_t)r->aux;
             break;
         }
-        if (n < 0)
-            break;
         out[n++] = rr;
     }
     return n;
+}
+
+/* The near relocations into the record (offsets by kind at at; fields in
+ * its copies of the code, hot and cold, made part-relative). */
+static void put_near(const NearRel *near, int n, uint16_t *at, uint8_t *hot, uint8_t *cold,
+                     uint16_t nnear[NEAR_KINDS])
+{
+    for (int k = 0; k < NEAR_KINDS; k++) {
+        nnear[k] = 0;
+        for (int i = 0; i < n; i++) {
+            if (near[i].kind != k)
+                continue;
+            int32_t v = (int32_t)(near[i].target - (near[i].at + 4u));
+            memcpy((near_from(k) == PART_HOT ? hot : cold) + near[i].at, &v, 4);
+            *at++ = near[i].at;
+            nnear[k]++;
+        }
+    }
 }
 
 void pcache_capture_end(const TB *tb, const uint8_t *cold, const uint16_t map[][2])
@@ -216,25 +239,29 @@ void pcache_capture_end(const TB *tb, const uint8_t *cold, const uint16_t map[][
     if (cap_log.lost || tb->pc + tb->guest_size > cap_origin.hi || tb->next_page != TB_NO_PAGE)
         return;
     static RecReloc *rel;                /* scratch, grown as needed (tb_lock) */
-    static size_t relmax;
-    int nrel = pcache_grow((void **)&rel, &relmax, cap_log.n + 1, sizeof *rel)
-               ? convert_relocs(tb, cold, rel) : -1;
-    if (nrel < 0)
+    static NearRel *near;
+    static size_t relmax, nearmax;
+    int nnear = 0;
+    int nrel = pcache_grow((void **)&rel, &relmax, cap_log.n + 1, sizeof *rel) &&
+               pcache_grow((void **)&near, &nearmax, cap_log.n + 1, sizeof *near)
+               ? convert_relocs(tb, cold, rel, near, &nnear) : -1;
+    if (nrel < 0 || nrel > UINT16_MAX)
         return;
     RecHead h = {
         .pc = tb->pc, .guest_size = tb->guest_size, .host_size = tb->host_size,
-        .cold_size = tb->cold_size, .nrel = (uint32_t)nrel, .ninsns = tb->ninsns,
+        .cold_size = tb->cold_size, .nrel = (uint16_t)nrel, .ninsns = tb->ninsns,
         .exit_kind = tb->exit_kind, .nremap = tb->nremap, .pinned = cap_log.pinned,
         .hot_mod = (uint8_t)(tb->host_off % 64), .cold_mod = (uint8_t)(tb->cold_off % 64),
     };
     memcpy(h.remap, tb->remap, sizeof h.remap);
-    for (int s = 0; s < TB_MAX_SLOTS; s++) {
-        if (!tb->jmp_field[s])
-            continue;
-        h.jmp_field[s] = tb->jmp_field[s] < tb->host_size ? tb->jmp_field[s]
+    RecSlot slots[TB_MAX_SLOTS];
+    while (h.nslots < TB_MAX_SLOTS && tb->jmp_field[h.nslots]) {
+        unsigned s = h.nslots++;
+        slots[s].field = tb->jmp_field[s] < tb->host_size ? tb->jmp_field[s]
                          : IN_COLD | (uint32_t)(tb->host_off + tb->jmp_field[s] - tb->cold_off);
-        h.jmp_stub[s] = (uint32_t)(tb->host_off + tb->jmp_stub[s] - tb->cold_off);
+        slots[s].stub = (uint32_t)(tb->host_off + tb->jmp_stub[s] - tb->cold_off);
     }
+    h.nnear[0] = (uint16_t)nnear;       /* for the size; put_near splits it by kind */
     size_t len = rec_size(&h);
     if (!pcache_grow((void **)&m->cap, &m->capmax, m->caplen + len, 1) ||
         !pcache_grow((void **)&m->capidx, &m->capidxmax, m->ncap + 1, sizeof *m->capidx))
@@ -242,16 +269,15 @@ void pcache_capture_end(const TB *tb, const uint8_t *cold, const uint16_t map[][
     uint8_t *p = m->cap + m->caplen;
     memset(p, 0, len);
     memcpy(p, &h, sizeof h);
-    size_t o = sizeof h;
-    memcpy(p + o, map, h.ninsns * 4u);
-    o += up8(h.ninsns * 4u);
-    memcpy(p + o, rel, (size_t)nrel * sizeof *rel);
-    o += (size_t)nrel * sizeof *rel;
-    memcpy(p + o, guest_mem_code(tb->phys), h.guest_size);
-    o += up8(h.guest_size);
-    memcpy(p + o, tb_entry_rw(tb), h.host_size);
-    o += up8(h.host_size);
-    memcpy(p + o, cold, h.cold_size);
+    Rec r = pcache_rec_parts((const RecHead *)p);
+    memcpy((void *)r.slots, slots, h.nslots * sizeof *slots);
+    memcpy((void *)r.map, map, h.ninsns * 4u);
+    memcpy((void *)r.rel, rel, (size_t)nrel * sizeof *rel);
+    memcpy((void *)r.guest, guest_mem_code(tb->phys), h.guest_size);
+    memcpy((void *)r.hot, tb_entry_rw(tb), h.host_size);
+    memcpy((void *)r.cold, cold, h.cold_size);
+    put_near(near, nnear, (uint16_t *)r.near, (uint8_t *)r.hot, (uint8_t *)r.cold,
+             ((RecHead *)p)->nnear);
     m->capidx[m->ncap++] = (Capture){ .off = tb->pc - cap_origin.delta, .pos = m->caplen,
                                       .len = (uint32_t)len, .sum = hash_bytes(p, len, 4) };
     m->caplen += len;
@@ -267,22 +293,34 @@ static bool guest_fits(unsigned kind, uint64_t v, uint64_t bytes)
     return guest_mem_in_window(v, bytes);
 }
 
-/* Apply the relocations to the copy at hot and cold; false (a guest
+/* Move the near relocations of the copy at code_rw + hot and + cold. */
+static void relocate_near(const Rec *r, size_t hot, size_t cold)
+{
+    const size_t base[] = { [PART_HOT] = hot, [PART_COLD] = cold, [PART_RUNTIME] = 0 };
+    const uint16_t *at = r->near;
+    for (int k = 0; k < NEAR_KINDS; k++) {
+        size_t from = base[near_from(k)];
+        uint32_t by = (uint32_t)(base[near_to(k)] - from);
+        uint8_t *code = code_rw + from;
+        for (unsigned i = r->h->nnear[k]; i; i--, at++) {
+            uint32_t v;
+            memcpy(&v, code + *at, 4);
+            v += by;
+            memcpy(code + *at, &v, 4);
+        }
+    }
+}
+
+/* Apply the other relocations to the copy at hot and cold; false (a guest
  * address that no longer fits) leaves it unused. */
 static bool relocate(const RecHead *h, const RecReloc *rel, TB *tb, uint8_t *hot, uint8_t *cold,
                      uint64_t delta)
 {
     for (uint32_t i = 0; i < h->nrel; i++) {
         const RecReloc *r = &rel[i];
-        uint8_t *f = (rel_part(r) == PART_HOT ? hot : cold) + r->at;
+        uint8_t *f = (r->part == PART_HOT ? hot : cold) + r->at;
         uint64_t v = 0;
         switch (r->kind) {
-        case ER_REL32: {
-            unsigned tp = rel_tpart(r);
-            uint8_t *base = tp == PART_HOT ? hot : tp == PART_COLD ? cold : code_rw;
-            emit_patch_rel32(f, base + r->val);
-            continue;
-        }
         case ER_GUEST_S32:
         case ER_GUEST_U32: {
             int32_t old;
@@ -415,6 +453,7 @@ bool pcache_fill(TB *tb, const PcacheHit *hit, size_t *hot_off, size_t *cold_off
     size_t hot = align_to(*hot_off, h->hot_mod), cold = align_to(*cold_off, h->cold_mod);
     memcpy(code_rw + hot, r.hot, h->host_size);
     memcpy(code_rw + cold, r.cold, h->cold_size);
+    relocate_near(&r, hot, cold);
     if (!relocate(h, r.rel, tb, code_rw + hot, code_rw + cold, delta)) {
         xlat_log(LOG_CACHE, "cache: %s+%#llx: not used: an address out of reach\n", m->name,
                  (unsigned long long)off);
@@ -429,13 +468,11 @@ bool pcache_fill(TB *tb, const PcacheHit *hit, size_t *hot_off, size_t *cold_off
     tb->exit_kind = h->exit_kind;
     tb->nremap = h->nremap;
     memcpy(tb->remap, h->remap, sizeof tb->remap);
-    for (int s = 0; s < TB_MAX_SLOTS; s++) {
-        if (!h->jmp_field[s])
-            continue;
-        uint32_t f = h->jmp_field[s] & ~IN_COLD;
-        tb->jmp_field[s] = h->jmp_field[s] & IN_COLD ? (uint32_t)(cold + f - hot) : f;
-        tb->jmp_stub[s] = (uint32_t)(cold + h->jmp_stub[s] - hot);
-        be_stub_claim(code_rw + cold + h->jmp_stub[s], tb, s);
+    for (unsigned s = 0; s < h->nslots; s++) {
+        uint32_t f = r.slots[s].field & ~IN_COLD;
+        tb->jmp_field[s] = r.slots[s].field & IN_COLD ? (uint32_t)(cold + f - hot) : f;
+        tb->jmp_stub[s] = (uint32_t)(cold + r.slots[s].stub - hot);
+        be_stub_claim(code_rw + cold + r.slots[s].stub, tb, (int)s);
     }
     uint16_t *dst = tb_pcmap_alloc(tb->ninsns, &tb->pcmap);
     memcpy(dst, r.map, tb->ninsns * 4u);

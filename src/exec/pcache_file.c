@@ -312,24 +312,42 @@ const FileEnt *pcache_find(const FileEnt *ent, uint64_t n, uint64_t off)
     return lo < n && ent[lo].off == off ? &ent[lo] : NULL;
 }
 
-/* The record of an entry if its bounds and hash hold, else NULL. */
-/* Check the record's relocations against its parts. */
+static uint32_t part_size(const RecHead *h, unsigned part)
+{
+    return part == PART_HOT ? h->host_size : part == PART_COLD ? h->cold_size : (uint32_t)code_base;
+}
+
+/* Every near relocation's field inside its part and its target inside the other. */
+static bool near_ok(const Rec *r)
+{
+    const RecHead *h = r->h;
+    const uint16_t *at = r->near;
+    for (int k = 0; k < NEAR_KINDS; k++) {
+        unsigned from = near_from(k);
+        const uint8_t *code = from == PART_HOT ? r->hot : r->cold;
+        for (unsigned i = 0; i < h->nnear[k]; i++, at++) {
+            if (*at > part_size(h, from) || part_size(h, from) - *at < 4)
+                return false;
+            int32_t v;
+            memcpy(&v, code + *at, 4);
+            int64_t target = (int64_t)v + *at + 4;
+            if (target < 0 || target >= part_size(h, near_to(k)))
+                return false;
+        }
+    }
+    return true;
+}
+
+/* The other relocations' fields inside their parts. */
 static bool relocs_ok(const RecHead *h, const RecReloc *rel)
 {
     for (uint32_t i = 0; i < h->nrel; i++) {
         const RecReloc *r = &rel[i];
-        unsigned part = rel_part(r), tpart = rel_tpart(r);
-        uint32_t size = part == PART_HOT ? h->host_size : h->cold_size;
-        unsigned width = r->kind == ER_REL32 || r->kind == ER_GUEST_S32 || r->kind == ER_GUEST_U32 ? 4 : 8;
-        if (part > PART_COLD || r->at > size || size - r->at < width)
+        unsigned width = r->kind == ER_GUEST_S32 || r->kind == ER_GUEST_U32 ? 4 : 8;
+        if (r->part > PART_COLD || r->at > part_size(h, r->part) ||
+            part_size(h, r->part) - r->at < width)
             return false;
         switch (r->kind) {
-        case ER_REL32:
-            if (tpart == PART_HOT ? r->val >= h->host_size
-                : tpart == PART_COLD ? r->val >= h->cold_size
-                : tpart != PART_RUNTIME || r->val >= code_base)
-                return false;
-            break;
         case ER_GUEST_S32:
         case ER_GUEST_U32:
         case ER_GUEST64:
@@ -350,8 +368,13 @@ static bool relocs_ok(const RecHead *h, const RecReloc *rel)
 Rec pcache_rec_parts(const RecHead *h)
 {
     const uint8_t *p = (const uint8_t *)(h + 1);
-    Rec r = { .h = h, .map = (const void *)p };
-    r.rel = (const void *)(p + up8(h->ninsns * 4u));
+    Rec r = { .h = h, .slots = (const void *)p };
+    p += up8(h->nslots * sizeof(RecSlot));
+    r.map = (const void *)p;
+    p += up8(h->ninsns * 4u);
+    r.near = (const void *)p;
+    p += up8(rec_nnear(h) * 2u);
+    r.rel = (const void *)p;
     r.guest = (const uint8_t *)(r.rel + h->nrel);
     r.hot = r.guest + up8(h->guest_size);
     r.cold = r.hot + up8(h->host_size);
@@ -362,11 +385,11 @@ Rec pcache_rec_parts(const RecHead *h)
 static bool slots_ok(const Rec *r)
 {
     const RecHead *h = r->h;
-    for (int s = 0; s < TB_MAX_SLOTS; s++) {
-        uint32_t f = h->jmp_field[s] & ~IN_COLD;
-        uint32_t size = h->jmp_field[s] & IN_COLD ? h->cold_size : h->host_size;
-        if (h->jmp_field[s] && (f + 4 > size || h->jmp_stub[s] > h->cold_size ||
-                                h->cold_size - h->jmp_stub[s] < BE_STUB_BYTES))
+    for (unsigned s = 0; s < h->nslots; s++) {
+        uint32_t f = r->slots[s].field & ~IN_COLD, stub = r->slots[s].stub;
+        uint32_t size = r->slots[s].field & IN_COLD ? h->cold_size : h->host_size;
+        if (r->slots[s].field == 0 || f + 4 > size || stub > h->cold_size ||
+            h->cold_size - stub < BE_STUB_BYTES)
             return false;
     }
     for (unsigned i = 0; i < h->ninsns; i++)
@@ -375,6 +398,7 @@ static bool slots_ok(const Rec *r)
     return true;
 }
 
+/* The record of an entry if its bounds, sizes and hash hold, else NULL. */
 const RecHead *pcache_record(const uint8_t *data, uint64_t data_len, const FileEnt *fe)
 {
     if ((uint64_t)fe->pos + fe->len > data_len || fe->len < sizeof(RecHead) || fe->pos % 8)
@@ -382,12 +406,12 @@ const RecHead *pcache_record(const uint8_t *data, uint64_t data_len, const FileE
     const RecHead *h = (const void *)(data + fe->pos);
     if (h->ninsns == 0 || h->ninsns > TB_MAX_INSNS || h->guest_size > 4u * TB_MAX_INSNS ||
         h->host_size == 0 || h->host_size > TRANSLATE_MAX_HOST ||
-        h->cold_size > TRANSLATE_MAX_HOST || h->nrel > 4096 || h->nremap > TB_MAX_REMAP ||
-        h->hot_mod >= 64 || h->cold_mod >= 64 || rec_size(h) != fe->len ||
-        hash_bytes(h, fe->len, 4) != fe->sum)
+        h->cold_size > TRANSLATE_MAX_HOST || h->nremap > TB_MAX_REMAP ||
+        h->nslots > TB_MAX_SLOTS || h->hot_mod >= 64 || h->cold_mod >= 64 ||
+        rec_size(h) != fe->len || hash_bytes(h, fe->len, 4) != fe->sum)
         return NULL;
     Rec r = pcache_rec_parts(h);
-    return relocs_ok(h, r.rel) && slots_ok(&r) ? h : NULL;
+    return near_ok(&r) && relocs_ok(h, r.rel) && slots_ok(&r) ? h : NULL;
 }
 
 /* -- The directory ------------------------------------------------------------------------ */

@@ -16,7 +16,7 @@
 
 #include "exec/tb.h"
 
-#define PC_MAGIC "XLATPC04"
+#define PC_MAGIC "XLATPC05"
 #define MAX_MODULES 512
 #define FILE_MAX (256u << 20)           /* one cache file's bytes at most */
 #define DIR_MAX_DEFAULT (1024ull << 20) /* the directory's (XLAT_CACHE_SIZE, MiB) */
@@ -67,38 +67,62 @@ static inline bool pcache_file_fits(uint64_t nent, uint64_t data_len)
     return sizeof(FileHead) + nent * ENT_BYTES + data_len <= FILE_MAX;
 }
 
-/* A record: RecHead, pcmap pairs, relocations, guest bytes, hot, cold. */
+/*
+ * A record: RecHead, then, each 8-byte aligned: its slots, its pc map
+ * pairs, its near relocations, its other relocations, guest bytes, hot
+ * code, cold code.
+ *
+ * A near relocation is a rel32 field that points from one part to another
+ * (hot to cold, either to the runtime stubs, cold back to hot): 10 of a
+ * python3 record's 14 relocations. Each is its field's 16-bit offset in
+ * its part, listed by kind, and the field holds its target's offset in the
+ * target part minus the offset of its own end: one constant per kind (the
+ * distance between the two parts where they are installed) moves them all.
+ */
+enum { NEAR_HOT_COLD, NEAR_HOT_RUNTIME, NEAR_COLD_HOT, NEAR_COLD_RUNTIME, NEAR_KINDS };
+enum { PART_HOT, PART_COLD, PART_RUNTIME };
+
 typedef struct RecHead {
     uint64_t pc;                /* where the code was when translated */
-    uint32_t guest_size, host_size, cold_size, nrel;
-    uint16_t ninsns;
-    uint8_t exit_kind, nremap, pinned, hot_mod, cold_mod, pad;
+    uint32_t guest_size, host_size, cold_size;
+    uint16_t ninsns, nrel;      /* nrel: the other relocations */
+    uint16_t nnear[NEAR_KINDS];
+    uint8_t exit_kind, nremap, pinned, hot_mod, cold_mod, nslots;
     TBRemap remap[TB_MAX_REMAP];
-    uint32_t jmp_field[TB_MAX_SLOTS];   /* from the entry, or IN_COLD + from the cold
-                                         * code's start (a trampoline's); 0: no slot */
-    uint32_t jmp_stub[TB_MAX_SLOTS];    /* from the cold code's start */
 } RecHead;
 
-enum { PART_HOT, PART_COLD, PART_RUNTIME };
+/* Slot s of the block (s < nslots, slots 0.. in order, as TB.jmp_field). */
+typedef struct RecSlot {
+    uint32_t field;             /* from the entry, or IN_COLD + from the cold code's start
+                                 * (a trampoline's) */
+    uint32_t stub;              /* from the cold code's start */
+} RecSlot;
+
 typedef struct RecReloc {
     uint16_t at;                /* field offset in its part (< TRANSLATE_MAX_HOST) */
-    uint8_t kind;               /* enum emit_reloc_kind */
-    uint8_t parts;              /* the field's part | ER_REL32: the target's part << 4 */
-    uint32_t val;               /* REL32: target offset; GUEST: bytes accessed; TB: offset
-                                 * in the TB; HOSTFN: address - pcache_anchor, signed */
+    uint8_t kind;               /* enum emit_reloc_kind, not ER_REL32 (near) */
+    uint8_t part;               /* the field's */
+    uint32_t val;               /* GUEST: bytes accessed; TB: offset in the TB;
+                                 * HOSTFN: address - pcache_anchor, signed */
 } RecReloc;
-
-static inline unsigned rel_part(const RecReloc *r) { return r->parts & 15; }
-static inline unsigned rel_tpart(const RecReloc *r) { return r->parts >> 4; }
 
 #define IN_COLD 0x80000000u
 
 static inline size_t up8(size_t n) { return (n + 7) & ~(size_t)7; }
 
+static inline unsigned rec_nnear(const RecHead *h)
+{
+    unsigned n = 0;
+    for (int k = 0; k < NEAR_KINDS; k++)
+        n += h->nnear[k];
+    return n;
+}
+
 static inline size_t rec_size(const RecHead *h)
 {
-    return sizeof *h + up8(h->ninsns * 4u) + h->nrel * sizeof(RecReloc) +
-           up8(h->guest_size) + up8(h->host_size) + up8(h->cold_size);
+    return sizeof *h + up8(h->nslots * sizeof(RecSlot)) + up8(h->ninsns * 4u) +
+           up8(rec_nnear(h) * 2u) + h->nrel * sizeof(RecReloc) + up8(h->guest_size) +
+           up8(h->host_size) + up8(h->cold_size);
 }
 
 /* -- Hashing ------------------------------------------------------------------------------ */
@@ -148,10 +172,19 @@ static inline HASH_SCALAR uint64_t hash_bytes(const void *p, size_t n, uint64_t 
 /* The parts of a record (pcache_record accepted it). */
 typedef struct Rec {
     const RecHead *h;
+    const RecSlot *slots;
     const uint16_t (*map)[2];
+    const uint16_t *near;       /* nnear[0] of kind 0, then of kind 1... */
     const RecReloc *rel;
     const uint8_t *guest, *hot, *cold;
 } Rec;
+
+/* The parts a near relocation of kind k points from and to. */
+static inline unsigned near_from(int k) { return k <= NEAR_HOT_RUNTIME ? PART_HOT : PART_COLD; }
+static inline unsigned near_to(int k)
+{
+    return k == NEAR_HOT_COLD ? PART_COLD : k == NEAR_COLD_HOT ? PART_HOT : PART_RUNTIME;
+}
 
 Rec pcache_rec_parts(const RecHead *h);
 

@@ -100,7 +100,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (!r)
             continue;
         Rec parts = pcache_rec_parts(r);
+        sink += touch((const uint8_t *)parts.slots, r->nslots * sizeof(RecSlot));
         sink += touch((const uint8_t *)parts.map, r->ninsns * 4u);
+        sink += touch((const uint8_t *)parts.near, rec_nnear(r) * 2u);
         sink += touch((const uint8_t *)parts.rel, r->nrel * sizeof(RecReloc));
         sink += touch(parts.guest, r->guest_size) + touch(parts.hot, r->host_size) +
                 touch(parts.cold, r->cold_size);
