@@ -150,11 +150,12 @@ static int find_tb(CPUState *cpu, uint64_t pc, TB **out, unsigned df)
     TBKey key;
     if (!tb_key_of(cpu, pc, &key))
         return TR_NOEXEC;
-    bool in_jc = cpu->jc[jc_index(cpu, pc)].pc == pc;
     dstats.lookups++;
     xmutex_lock(&tb_lock);
     TB *tb = tb_lookup(&key);
-    if (tb && in_jc) {
+    /* The jump cache only after a hit: most lookups of a start miss, and
+     * its entry would be one more cache miss. */
+    if (tb && cpu->jc[jc_index(cpu, pc)].pc == pc) {
         xmutex_unlock(&tb_lock);
         dstats.jc_hits++;
         *out = tb;

@@ -78,6 +78,9 @@ typedef struct TBKey {
 
 typedef struct TB {
     uint64_t pc;            /* guest address of the first instruction */
+    /* Next in its hash chain: next to pc, so that each step of a lookup
+     * that misses (most of a warm start's) reads one cache line. */
+    struct TB *hash_next;
     uint64_t phys;          /* TBKey.phys */
     uint64_t next_page;     /* TBKey.next_page */
     uint32_t flags;         /* TBKey.flags */
@@ -90,7 +93,6 @@ typedef struct TB {
     bool     valid;
     uint8_t  exit_kind;     /* TB_EXIT_*: jal/branch/fallthrough, jalr, other */
     uint64_t page[2];       /* physical page numbers covered (TB_NO_PAGE: none) */
-    struct TB *hash_next;
     uintptr_t page_next[2]; /* next TB|index in the list of page[i] */
 
     /* Chaining. slot n's jmp rel32 field is at host_off + jmp_field[n]. */
