@@ -42,6 +42,8 @@ size_t ntbs;
  * zero pages, so a short-lived process touches only the few it uses. */
 TB **tb_hash;
 unsigned tb_hash_bits = HASH_BITS_MIN;
+uint64_t *tb_filter;                    /* 8 << tb_hash_bits bits in use, as tb_hash */
+#define FILTER_BYTES(bits) ((size_t)1 << (bits))     /* eight bits per bucket */
 
 typedef struct PageDesc {
     uint64_t page;
@@ -58,6 +60,8 @@ void tb_cache_init(void)
     tb_area = (Frontier){ .base = (uint8_t *)tbs, .size = MAX_TBS * sizeof(TB) };
     tb_hash = map_noreserve(sizeof *tb_hash << HASH_BITS_MAX);
     prefault(tb_hash, sizeof *tb_hash << HASH_BITS_MIN);
+    tb_filter = map_noreserve(FILTER_BYTES(HASH_BITS_MAX));
+    prefault(tb_filter, FILTER_BYTES(HASH_BITS_MIN));
     prefault(page_hash, sizeof page_hash);
 }
 
@@ -67,9 +71,11 @@ static inline size_t hash_page(uint64_t p) { return (size_t)((p * 0x9e3779b97f4a
 
 static void hash_insert(TB *tb)
 {
-    size_t h = tb_hash_key(tb->pc, tb->flags);
+    uint64_t hash = tb_hash_of(tb->pc, tb->flags);
+    size_t h = (size_t)(hash >> (64 - tb_hash_bits)), f = tb_filter_bit(hash);
     tb->hash_next = tb_hash[h];
     tb_hash[h] = tb;
+    tb_filter[f / 64] |= 1ULL << (f % 64);
 }
 
 /* Before inserting TB number ntbs: keep chains under one TB long on
@@ -82,8 +88,10 @@ static void hash_fit(void)
     if (ntbs < (1u << tb_hash_bits) / 2 || tb_hash_bits == HASH_BITS_MAX)
         return;
     memset(tb_hash, 0, sizeof *tb_hash << tb_hash_bits);
+    memset(tb_filter, 0, FILTER_BYTES(tb_hash_bits));
     tb_hash_bits = tb_hash_bits + 2 < HASH_BITS_MAX ? tb_hash_bits + 2 : HASH_BITS_MAX;
     prefault(tb_hash, sizeof *tb_hash << tb_hash_bits);
+    prefault(tb_filter, FILTER_BYTES(tb_hash_bits));
     for (size_t i = 0; i < ntbs; i++)
         if (tbs[i].valid)
             hash_insert(&tbs[i]);
@@ -132,6 +140,7 @@ static void page_remove_tb(uint64_t page, TB *tb)
 void tb_cache_reset(void)
 {
     memset(tb_hash, 0, sizeof *tb_hash << tb_hash_bits);
+    memset(tb_filter, 0, FILTER_BYTES(tb_hash_bits));
     for (size_t b = 0; b < ((size_t)1 << PAGE_HASH_BITS); b++)
         for (PageDesc *pd = page_hash[b]; pd; pd = pd->next)
             pd->first = 0;
