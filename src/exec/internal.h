@@ -74,11 +74,10 @@ static inline uint64_t tb_hash_of(uint64_t pc, uint32_t flags)
 {
     return (pc ^ (uint64_t)flags << 48) * 0x9e3779b97f4a7c15ULL;
 }
-static inline size_t tb_hash_key(uint64_t pc, uint32_t flags)
-{
-    return (size_t)(tb_hash_of(pc, flags) >> (64 - tb_hash_bits));
-}
+/* A key hash's bucket (its top tb_hash_bits bits) and filter bit (three more). */
+static inline size_t tb_bucket(uint64_t hash) { return (size_t)(hash >> (64 - tb_hash_bits)); }
 static inline size_t tb_filter_bit(uint64_t hash) { return (size_t)(hash >> (61 - tb_hash_bits)); }
+static inline size_t tb_hash_key(uint64_t pc, uint32_t flags) { return tb_bucket(tb_hash_of(pc, flags)); }
 /* The TB of key, or NULL (tb_lock held). Inline: every dispatch looks. */
 static inline TB *tb_lookup(const TBKey *key)
 {
@@ -86,7 +85,7 @@ static inline TB *tb_lookup(const TBKey *key)
     size_t f = tb_filter_bit(h);
     if (!(tb_filter[f / 64] >> (f % 64) & 1))
         return NULL;
-    for (TB *tb = tb_hash[h >> (64 - tb_hash_bits)]; tb; tb = tb->hash_next)
+    for (TB *tb = tb_hash[tb_bucket(h)]; tb; tb = tb->hash_next)
         if (tb->pc == key->pc && tb->phys == key->phys && tb->flags == key->flags &&
             tb->next_page == key->next_page)
             return tb;

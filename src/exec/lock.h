@@ -49,6 +49,10 @@ typedef struct XRwlock {
  * constructor (before any thread or fork).
  */
 void lock_across_fork(pthread_mutex_t *m);
+/* A file's leaf mutex, defined and registered. */
+#define LEAF_MUTEX(name)                                                       \
+    static pthread_mutex_t name = PTHREAD_MUTEX_INITIALIZER;                   \
+    static __attribute__((constructor)) void name##_held_across_fork(void) { lock_across_fork(&name); }
 
 /* The process has one thread (and holds no lock): stop taking them. */
 void locks_single_thread(void);

@@ -169,7 +169,7 @@ static int convert_relocs(const TB *tb, const uint8_t *cold, RecReloc *out, Near
         RecReloc rr = { .kind = r->kind };
         uint32_t at;
         int part = part_of(r->at, hot, tb->host_size, cold, tb->cold_size, &at);
-        unsigned width = r->kind == ER_REL32 || r->kind == ER_GUEST_S32 || r->kind == ER_GUEST_U32 ? 4 : 8;
+        unsigned width = rel_width(r->kind);
         if (part < 0 || part == PART_RUNTIME ||
             at + width > (part == PART_HOT ? tb->host_size : tb->cold_size))
             return -1;
@@ -214,22 +214,19 @@ static int convert_relocs(const TB *tb, const uint8_t *cold, RecReloc *out, Near
     return n;
 }
 
-/* The near relocations into the record (offsets by kind at at; fields in
- * its copies of the code, hot and cold, made part-relative). */
-static void put_near(const NearRel *near, int n, uint16_t *at, uint8_t *hot, uint8_t *cold,
-                     uint16_t nnear[NEAR_KINDS])
+/* The near relocations into the record r (offsets by kind; fields in its
+ * copies of the code made part-relative). */
+static void put_near(const NearRel *near, int n, const Rec *r)
 {
-    for (int k = 0; k < NEAR_KINDS; k++) {
-        nnear[k] = 0;
+    uint16_t *at = (uint16_t *)r->near;
+    for (int k = 0; k < NEAR_KINDS; k++)
         for (int i = 0; i < n; i++) {
             if (near[i].kind != k)
                 continue;
             int32_t v = (int32_t)(near[i].target - (near[i].at + 4u));
-            memcpy((near_from(k) == PART_HOT ? hot : cold) + near[i].at, &v, 4);
+            memcpy((uint8_t *)(near_from(k) == PART_HOT ? r->hot : r->cold) + near[i].at, &v, 4);
             *at++ = near[i].at;
-            nnear[k]++;
         }
-    }
 }
 
 void pcache_capture_end(const TB *tb, const uint8_t *cold, const uint16_t map[][2])
@@ -261,7 +258,8 @@ void pcache_capture_end(const TB *tb, const uint8_t *cold, const uint16_t map[][
                          : IN_COLD | (uint32_t)(tb->host_off + tb->jmp_field[s] - tb->cold_off);
         slots[s].stub = (uint32_t)(tb->host_off + tb->jmp_stub[s] - tb->cold_off);
     }
-    h.nnear[0] = (uint16_t)nnear;       /* for the size; put_near splits it by kind */
+    for (int i = 0; i < nnear; i++)
+        h.nnear[near[i].kind]++;
     size_t len = rec_size(&h);
     if (!pcache_grow((void **)&m->cap, &m->capmax, m->caplen + len, 1) ||
         !pcache_grow((void **)&m->capidx, &m->capidxmax, m->ncap + 1, sizeof *m->capidx))
@@ -276,8 +274,7 @@ void pcache_capture_end(const TB *tb, const uint8_t *cold, const uint16_t map[][
     memcpy((void *)r.guest, guest_mem_code(tb->phys), h.guest_size);
     memcpy((void *)r.hot, tb_entry_rw(tb), h.host_size);
     memcpy((void *)r.cold, cold, h.cold_size);
-    put_near(near, nnear, (uint16_t *)r.near, (uint8_t *)r.hot, (uint8_t *)r.cold,
-             ((RecHead *)p)->nnear);
+    put_near(near, nnear, &r);
     m->capidx[m->ncap++] = (Capture){ .off = tb->pc - cap_origin.delta, .pos = m->caplen,
                                       .len = (uint32_t)len, .sum = hash_bytes(p, len, 4) };
     m->caplen += len;

@@ -34,9 +34,7 @@ static void module_open(Module *m);
 
 Module modules[MAX_MODULES];
 int nmodules;
-static pthread_mutex_t module_lock = PTHREAD_MUTEX_INITIALIZER;
-
-static __attribute__((constructor)) void module_lock_across_fork(void) { lock_across_fork(&module_lock); }
+LEAF_MUTEX(module_lock)
 int dir_fd = -1;
 uint64_t build_hash, config_hash, prog_bits;
 uint64_t dir_max = DIR_MAX_DEFAULT;
@@ -343,7 +341,7 @@ static bool relocs_ok(const RecHead *h, const RecReloc *rel)
 {
     for (uint32_t i = 0; i < h->nrel; i++) {
         const RecReloc *r = &rel[i];
-        unsigned width = r->kind == ER_GUEST_S32 || r->kind == ER_GUEST_U32 ? 4 : 8;
+        unsigned width = rel_width(r->kind);
         if (r->part > PART_COLD || r->at > part_size(h, r->part) ||
             part_size(h, r->part) - r->at < width)
             return false;

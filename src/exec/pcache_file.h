@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "exec/tb.h"
+#include "x86/emit.h"             /* enum emit_reloc_kind */
 
 #define PC_MAGIC "XLATPC05"
 #define MAX_MODULES 512
@@ -107,6 +108,12 @@ typedef struct RecReloc {
 } RecReloc;
 
 #define IN_COLD 0x80000000u
+
+/* The bytes of a relocation's field. */
+static inline unsigned rel_width(unsigned kind)
+{
+    return kind == ER_REL32 || kind == ER_GUEST_S32 || kind == ER_GUEST_U32 ? 4 : 8;
+}
 
 static inline size_t up8(size_t n) { return (n + 7) & ~(size_t)7; }
 

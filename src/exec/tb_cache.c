@@ -72,7 +72,7 @@ static inline size_t hash_page(uint64_t p) { return (size_t)((p * 0x9e3779b97f4a
 static void hash_insert(TB *tb)
 {
     uint64_t hash = tb_hash_of(tb->pc, tb->flags);
-    size_t h = (size_t)(hash >> (64 - tb_hash_bits)), f = tb_filter_bit(hash);
+    size_t h = tb_bucket(hash), f = tb_filter_bit(hash);
     tb->hash_next = tb_hash[h];
     tb_hash[h] = tb;
     tb_filter[f / 64] |= 1ULL << (f % 64);
@@ -264,11 +264,9 @@ static void log_cold(const TB *tb)
         if (!tb->jmp_field[s] || stub < at || stub + BE_STUB_BYTES > tb->cold_size)
             continue;
         log_cold_code(tb, at, stub + BE_STUB_DATA);
-        uint32_t w[2];
-        memcpy(w, code_rw + tb->cold_off + stub + BE_STUB_DATA, sizeof w);
-        fprintf(log_file, "  %p:  .long 0x%x, %d   (TB %u slot %u, target 0x%llx)\n",
-                code_rx_of(code_rw + tb->cold_off + stub + BE_STUB_DATA), w[0], (int32_t)w[1],
-                w[0] >> 3, w[0] & 7, (unsigned long long)be_stub_target(tb, s));
+        fprintf(log_file, "  %p:  (exit stub data: TB %u slot %d, target 0x%llx)\n",
+                code_rx_of(code_rw + tb->cold_off + stub + BE_STUB_DATA), tb_number(tb), s,
+                (unsigned long long)be_stub_target(tb, s));
         at = stub + BE_STUB_BYTES;
     }
     log_cold_code(tb, at, tb->cold_size);
@@ -352,10 +350,10 @@ static int tb_room(const CPUState *cpu, const TBKey *key)
     return buffer_full() ? TR_FULL : TR_OK;
 }
 
-/* The next TB, for key (tb_lock held, tb_room said so). */
 uint32_t tb_number(const TB *tb) { return (uint32_t)(tb - tbs); }
 TB *tb_numbered(uint32_t n) { return &tbs[n]; }
 
+/* The next TB, for key (tb_lock held, tb_room said so). */
 static TB *tb_new(const TBKey *key)
 {
     code_make_private();

@@ -35,9 +35,7 @@ void insn_print_at(FILE *f, uint64_t pc)
  * it is 3/4 full, further new pcs are shown again rather than remembered. */
 static uint64_t *shown;
 static size_t shown_used;
-static pthread_mutex_t shown_lock = PTHREAD_MUTEX_INITIALIZER;
-
-static __attribute__((constructor)) void shown_lock_across_fork(void) { lock_across_fork(&shown_lock); }
+LEAF_MUTEX(shown_lock)
 #define SHOWN_CAP (1u << 20)
 
 /* pc is shown for the first time (and is now remembered). */

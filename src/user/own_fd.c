@@ -18,9 +18,7 @@
 
 static int own[OWN_MAX];
 static int nown;
-static pthread_mutex_t own_lock = PTHREAD_MUTEX_INITIALIZER;
-
-static __attribute__((constructor)) void own_lock_across_fork(void) { lock_across_fork(&own_lock); }
+LEAF_MUTEX(own_lock)
 
 static int own_index(int fd)
 {

@@ -26,9 +26,7 @@ static size_t nsyms, cap;
 typedef struct { uint64_t start, end, bias; char *name; } Module;
 static Module mods[256];
 static size_t nmods;
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-
-static __attribute__((constructor)) void symbols_lock_across_fork(void) { lock_across_fork(&lock); }
+LEAF_MUTEX(lock)
 
 static void *read_at(int fd, uint64_t off, uint64_t len, uint64_t file_size)
 {
