@@ -221,10 +221,11 @@ static bool loads_share_a_page(const ElfInfo *e)
 /*
  * One segment as Linux maps it: its file pages privately from e->fd, the
  * rest of the last file page zeroed if the segment has bss, and anonymous
- * pages after. Pages nobody touches are never read (a compiler's 25 MB of
- * code costs what it runs), and /proc/self/maps names the file.
+ * pages after (nameless in /proc/self/maps, as Linux's). Pages nobody
+ * touches are never read (a compiler's 25 MB of code costs what it runs),
+ * and /proc/self/maps names the file.
  */
-static int map_segment(const ElfInfo *e, const Elf64_Phdr *p, uint64_t bias, const char *name)
+static int map_segment(const ElfInfo *e, const Elf64_Phdr *p, uint64_t bias)
 {
     uint64_t s = PAGE_DOWN(p->p_vaddr + bias);
     uint64_t fend = PAGE_UP(p->p_vaddr + bias + p->p_filesz);
@@ -243,7 +244,7 @@ static int map_segment(const ElfInfo *e, const Elf64_Phdr *p, uint64_t bias, con
                 guest_mprotect(s, fend - s, prot);
         }
     }
-    return end > fend ? guest_map_fixed(fend, end - fend, prot, name) : 0;
+    return end > fend ? guest_map_fixed(fend, end - fend, prot, NULL) : 0;
 }
 
 /* Map the validated image e at bias from its file, segment by segment. */
@@ -253,7 +254,7 @@ static int elf_map_file(const ElfInfo *e, uint64_t bias, const char *name, char 
         const Elf64_Phdr *p = &e->ph[i];
         if (p->p_type != PT_LOAD || p->p_memsz == 0)
             continue;
-        int r = map_segment(e, p, bias, name);
+        int r = map_segment(e, p, bias);
         if (r)
             return elf_error(err, errlen, "cannot map segment at %#llx: %s",
                              (unsigned long long)PAGE_DOWN(p->p_vaddr + bias), strerror(-r));
@@ -266,12 +267,16 @@ static int elf_map_file(const ElfInfo *e, uint64_t bias, const char *name, char 
  * Map the validated image e at bias (lo + bias must be inside the task
  * space): from its file when there is one and no page holds two segments,
  * else copied. Copied file bytes of each segment start at its first page's
- * start, as a file mapping would show them.
+ * start, as a file mapping would show them, and are named by the file's
+ * path (the file's own, as a mapping of it shows), else by name.
  */
 static int elf_map(const ElfInfo *e, uint64_t bias, const char *name, char *err, size_t errlen)
 {
     if (e->fd >= 0 && !loads_share_a_page(e))
         return elf_map_file(e, bias, name, err, errlen);
+    char fd_path[PATH_MAX];
+    const char *shown = e->fd >= 0 && path_fd_name(e->fd, fd_path, sizeof fd_path) >= 0 ? fd_path
+                                                                                        : name;
     const Elf64_Phdr *ph = e->ph;
     unsigned n = e->eh.e_phnum;
     for (unsigned i = 0; i < n; i++) {
@@ -279,7 +284,7 @@ static int elf_map(const ElfInfo *e, uint64_t bias, const char *name, char *err,
             continue;
         uint64_t s = PAGE_DOWN(ph[i].p_vaddr + bias);
         uint64_t end = PAGE_UP(ph[i].p_vaddr + bias + ph[i].p_memsz);
-        int r = guest_map_fixed(s, end - s, PROT_READ | PROT_WRITE, name);
+        int r = guest_map_fixed(s, end - s, PROT_READ | PROT_WRITE, shown);
         if (r)
             return elf_error(err, errlen, "cannot map segment at %#llx: %s",
                         (unsigned long long)s, strerror(-r));

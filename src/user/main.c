@@ -418,16 +418,24 @@ static int binfmt_start(int argc, char **argv)
     return keep_argv0 ? 2 : 1;
 }
 
-/* xlat's own file, for an exec when /proc is not mounted (sys_exec.c). */
+/*
+ * xlat's own file, for an exec when /proc is not mounted (sys_exec.c): the
+ * absolute path this xlat was started by, as it is (asking /proc/self/exe
+ * costs microseconds in a VM; a link's name serves an exec as well).
+ * Started by binfmt_misc, AT_EXECFN is the guest program's: /proc then.
+ */
 static void find_self(void)
 {
     static char self[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (n > 0) {
+    const char *fn = (const char *)getauxval(AT_EXECFN);
+    ssize_t n;
+    if (!opt.binfmt && fn && fn[0] == '/') {
+        opt.self_exe = fn;
+    } else if (!opt.binfmt && fn && realpath(fn, self)) {
+        opt.self_exe = self;
+    } else if ((n = readlink("/proc/self/exe", self, sizeof self - 1)) > 0) {
         self[n] = '\0';
         opt.self_exe = self;
-    } else if (!opt.binfmt && realpath((const char *)getauxval(AT_EXECFN), self)) {
-        opt.self_exe = self;           /* the path this xlat was started by */
     }
 }
 
@@ -518,7 +526,7 @@ static int parse_args(int argc, char **argv)
 /*
  * The program to run: the descriptor an exec'ing xlat handed over, or the
  * named file, opened in the guest's view (a guest path under --root).
- * Sets opt.exe_path to its name for /proc/self/exe. Exits on failure.
+ * Exits on failure.
  */
 static int open_program(const char *name)
 {
@@ -530,10 +538,6 @@ static int open_program(const char *name)
         fprintf(stderr, "xlat: %s: %s\n", name, strerror(-fd));
         exit(1);
     }
-    static char exe[PATH_MAX];
-    if (path_fd_name(fd, exe, sizeof exe) < 0)
-        snprintf(exe, sizeof exe, "%s", name);
-    opt.exe_path = exe;
     return fd;
 }
 
@@ -549,11 +553,12 @@ static void disas_elsewhere(char **argv)
 {
     if (!(log_mask & LOG_OUT_ASM) || opt.binfmt || !opt.self_exe || host_disas_available())
         return;
-    const char *slash = strrchr(opt.self_exe, '/');     /* an absolute path (find_self) */
-    char path[PATH_MAX];
-    int n = snprintf(path, sizeof path, "%.*s/xlat-dynamic", (int)(slash - opt.self_exe),
-                     opt.self_exe);
-    if (n > 0 && (size_t)n < sizeof path && strcmp(path, opt.self_exe) != 0)
+    char self[PATH_MAX], path[PATH_MAX];
+    if (!realpath(opt.self_exe, self))                  /* the file, not a link to it */
+        return;
+    const char *slash = strrchr(self, '/');
+    int n = snprintf(path, sizeof path, "%.*s/xlat-dynamic", (int)(slash - self), self);
+    if (n > 0 && (size_t)n < sizeof path && strcmp(path, self) != 0)
         execv(path, argv);                 /* returns only if it is not there */
 }
 
@@ -587,7 +592,7 @@ int main(int argc, char **argv, char **envp)
     perfmap_init(opt.perfmap, opt.jitdump, symbols_name);   /* before any mmap */
     GuestImage img;
     char err[256], self[32];
-    if (elf_load_fd(prog_fd, opt.exe_path, &img, err, sizeof err) < 0) {
+    if (elf_load_fd(prog_fd, execfn, &img, err, sizeof err) < 0) {
         fprintf(stderr, "xlat: %s: %s\n", execfn, err);
         return 1;
     }
@@ -597,7 +602,7 @@ int main(int argc, char **argv, char **envp)
         if (img.interp_base)
             symbols_add_interp(self, opt.ld_prefix, img.interp_base);
     }
-    close(prog_fd);
+    procfs_set_exe(prog_fd, execfn);       /* /proc/self/exe, when asked */
 
     /* The guest's argv: the program path (binfmt_misc's P: its argv[0]; or
      * -0) and the rest. */
@@ -612,7 +617,7 @@ int main(int argc, char **argv, char **envp)
     cpu.x[2] = stack_setup(&img, guest_argc, guest_argv, guest_env, execfn, opt.stack_size);
     if (cpu.x[2] == 0)
         return 1;                          /* stack_setup said why */
-    procfs_init(guest_argc, guest_argv, cpu.x[2]);
+    procfs_init(guest_argc, guest_argv, cpu.x[2], execfn);
     cpu.pc = img.entry;
     if (opt.gdb_port)
         gdb_init(opt.gdb_port, &cpu);      /* waits for gdb to attach */

@@ -278,6 +278,41 @@ static void vma_merge_range(uint64_t start, uint64_t end)
     }
 }
 
+/* -- Naming file mappings (mm_maps.c says why when shown) ------------------ */
+
+/* One line of the host's maps: names the unnamed vmas that start in it
+ * (*arg: the first vma not passed yet; both lists are in address order). */
+static bool name_from_host(void *arg, uintptr_t start, uintptr_t end, dev_t dev, ino_t ino,
+                           char *name)
+{
+    size_t *i = arg;
+    (void)dev, (void)ino;
+    for (; *i < nvma && (uintptr_t)g2h(vmas[*i].start) < end; ++*i) {
+        Vma *v = &vmas[*i];
+        if ((v->flags & VMA_UNNAMED) && (uintptr_t)g2h(v->start) >= start && *name) {
+            v->name = mm_guest_name(name);
+            v->flags &= ~VMA_UNNAMED;
+        }
+    }
+    return *i < nvma;
+}
+
+void mm_name_mappings(void)
+{
+    xrw_wrlock(&mm_lock);
+    size_t first = 0;
+    while (first < nvma && !(vmas[first].flags & VMA_UNNAMED))
+        first++;
+    if (first < nvma) {
+        size_t i = first;
+        mm_host_maps_walk(name_from_host, &i);
+        for (size_t j = first; j < nvma; j++)
+            vmas[j].flags &= ~VMA_UNNAMED;  /* no host line: nameless, as a failed readlink was */
+        vma_merge_range(vmas[first].start, vmas[nvma - 1].end);
+    }
+    xrw_unlock(&mm_lock);
+}
+
 /*
  * Drop [start, end) from the table (not from the host). Reports executable
  * ranges to the JIT hook.
@@ -849,31 +884,22 @@ out:
 #define VMA_SYSV_SHM 0x40
 
 /* Device, inode and name ("/SYSV0000abcd (deleted)") of the host mapping at hp. */
-static void describe_host_mapping(const void *hp, Vma *v)
+static bool shm_line(void *arg, uintptr_t start, uintptr_t end, dev_t dev, ino_t ino, char *name)
 {
-    FILE *f = fopen("/proc/self/maps", "re");
-    if (!f)
-        return;
-    char *line = NULL;
-    size_t cap = 0;
-    while (getline(&line, &cap, f) > 0) {
-        unsigned long start, end, off, ino;
-        unsigned maj, min;
-        int name_at = 0;
-        if (sscanf(line, "%lx-%lx %*4s %lx %x:%x %lu %n", &start, &end, &off, &maj, &min,
-                   &ino, &name_at) < 6 || start != (uintptr_t)hp)
-            continue;
-        v->dev = makedev(maj, min);
-        v->ino = ino;
-        char *name = line + name_at, *nl = strchr(name, '\n');
-        if (nl)
-            *nl = 0;
-        if (*name)
-            v->name = mm_strdup(name);
-        break;
-    }
-    free(line);
-    fclose(f);
+    Vma *v = arg;
+    (void)end;
+    if (start != (uintptr_t)g2h(v->start))
+        return true;
+    v->dev = dev;
+    v->ino = ino;
+    if (*name)
+        v->name = mm_strdup(name);
+    return false;
+}
+
+static void describe_host_mapping(Vma *v)
+{
+    mm_host_maps_walk(shm_line, v);
 }
 
 int64_t guest_shmat(int shmid, uint64_t addr, bool fixed, uint64_t size, int shmflg)
@@ -930,7 +956,7 @@ int64_t guest_shmat(int shmid, uint64_t addr, bool fixed, uint64_t size, int shm
     }
     vma_remove(addr, addr + len);
     Vma v = { addr, addr + len, prot, VMA_SHARED | VMA_SYSV_SHM, 0, 0, (uint64_t)shmid, NULL, 0, 0 };
-    describe_host_mapping(p, &v);
+    describe_host_mapping(&v);
     log_map("shmat", addr, len, prot, v.name);
     vma_insert(v);
     if (prot & PROT_EXEC)

@@ -133,10 +133,6 @@ char *guest_strdup(uint64_t ga, size_t max, int *err);
  */
 void mm_exec_range_changed(uint64_t start, uint64_t len);
 
-/* A guest descriptor was closed or replaced (close, dup3, close_range):
- * the name the last file mapping was described by is not reused. */
-void mm_fds_closed(void);
-
 /* Hold the mapping table read-locked (the translator, while it reads guest
  * code and checks protections; guest_access_ok etc. may nest inside). */
 void mm_read_lock(void);

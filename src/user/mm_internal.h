@@ -10,8 +10,10 @@
 #ifndef XLAT_USER_MM_INTERNAL_H
 #define XLAT_USER_MM_INTERNAL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "exec/lock.h"
 #include "user/mm.h"
@@ -23,6 +25,8 @@
 #define VMA_SHARED 1
 #define VMA_ANON   2
 #define VMA_GROWSDOWN 4
+/* A file mapping whose name is found when it is shown (mm_name_mappings). */
+#define VMA_UNNAMED 0x80
 
 typedef struct Vma {
     uint64_t start, end;   /* guest addresses, page aligned, end exclusive */
@@ -51,6 +55,19 @@ char *mm_strdup(const char *s);
  * (mm_maps.c); st: fd's fstat, NULL if it failed. Needs mm_lock written. */
 struct stat;
 void mm_describe_fd(int fd, const struct stat *st, Vma *v);
+
+/* Name every VMA_UNNAMED mapping (mm.c; takes mm_lock). */
+void mm_name_mappings(void);
+
+/* The host's /proc/self/maps, line by line in address order (mm_maps.c):
+ * fn(arg, start, end, dev, ino, name; "" for none) until it returns false.
+ * False if it could not be read. */
+bool mm_host_maps_walk(bool (*fn)(void *arg, uintptr_t start, uintptr_t end, dev_t dev,
+                                  ino_t ino, char *name),
+                       void *arg);
+
+/* A host file's path as the guest names it (mm_maps.c), malloc'ed. */
+char *mm_guest_name(const char *host);
 
 /* Index of the first vma with end > addr (nvma if none). Needs mm_lock. */
 static inline size_t vma_lookup(uint64_t addr)

@@ -12,6 +12,7 @@
 #define _GNU_SOURCE
 #include "user/mm.h"
 #include "exec/pcache.h"
+#include "exec/settings.h"
 #include "user/mm_internal.h"
 
 #include <pthread.h>
@@ -41,6 +42,7 @@ void guest_for_each_mapping(void (*fn)(void *arg, uint64_t start, uint64_t end, 
 
 void guest_dump_maps(int fd)
 {
+    mm_name_mappings();
     xrw_rdlock(&mm_lock);
     for (size_t i = 0; i < nvma; i++) {
         const Vma *v = &vmas[i];
@@ -81,28 +83,53 @@ bool mm_code_origin(uint64_t addr, PcacheOrigin *o)
 /* -- Names of file mappings ------------------------------------------------ */
 
 /*
- * The name of the last file mapping described: ld.so maps a library in
- * three or four calls on one descriptor, and each asked readlink of
- * /proc/self/fd/N (microseconds in a VM). It holds while the descriptor
- * names the same file and none was closed or replaced since (mm_fds_closed:
- * a number reopened on the same file by another of its names gets the
- * readlink again). With mm_lock held.
+ * A file mapping is named when something shows it (/proc/self/maps,
+ * mm_name_mappings in mm.c), not at each mmap: asking the kernel for a
+ * descriptor's path is a readlink of /proc/self/fd/N, microseconds in a
+ * VM, and a dynamically linked start maps several files that nothing ever
+ * shows. The name then comes from the host's own maps, where the guest's
+ * mapping is the host's at its host address: the file's path as the
+ * kernel has it when asked, as Linux's maps has it too.
  */
-static struct {
-    int fd;
-    dev_t dev;
-    ino_t ino;
-    uint64_t gen;
-    char *name;
-} last_named = { .fd = -1 };
-static uint64_t fds_closed;
 
-void mm_fds_closed(void)
+/* A host path as the guest sees it: a guest path under --root; the host's
+ * path for a file outside its view, or without --root. */
+char *mm_guest_name(const char *host)
 {
-    __atomic_fetch_add(&fds_closed, 1, __ATOMIC_RELEASE);
+    char g[4096];
+    if (host[0] == '/' && path_rooted() && path_host_to_guest(host, g, sizeof g))
+        return mm_strdup(g);
+    return mm_strdup(host);
 }
 
-/* The guest's name of the file (--root), else the host's, or NULL. */
+bool mm_host_maps_walk(bool (*fn)(void *arg, uintptr_t start, uintptr_t end, dev_t dev,
+                                  ino_t ino, char *name),
+                       void *arg)
+{
+    FILE *f = fopen("/proc/self/maps", "re");
+    if (!f)
+        return false;
+    char *line = NULL;
+    size_t cap = 0;
+    while (getline(&line, &cap, f) > 0) {
+        unsigned long start, end, ino;
+        unsigned maj, min;
+        int name_at = 0;
+        if (sscanf(line, "%lx-%lx %*4s %*x %x:%x %lu %n", &start, &end, &maj, &min, &ino,
+                   &name_at) < 5 || name_at == 0)
+            continue;
+        char *name = line + name_at, *nl = strchr(name, '\n');
+        if (nl)
+            *nl = 0;
+        if (!fn(arg, start, end, makedev(maj, min), ino, name))
+            break;
+    }
+    free(line);
+    fclose(f);
+    return true;
+}
+
+/* The guest's name of fd's file (--root), else the host's, or NULL. */
 static char *fd_name(int fd)
 {
     char link[64], path[4096];
@@ -116,26 +143,17 @@ static char *fd_name(int fd)
     return mm_strdup(path);
 }
 
-/* Name, device and inode of a file mapping, for /proc/self/maps. */
+/* Device, inode and name of a file mapping, for /proc/self/maps: the name
+ * later (VMA_UNNAMED), unless a log shows it now (-d page, -d cache). */
 void mm_describe_fd(int fd, const struct stat *st, Vma *v)
 {
-    uint64_t gen = __atomic_load_n(&fds_closed, __ATOMIC_ACQUIRE);
-    if (!st) {
-        v->name = fd_name(fd);
-        return;
-    }
-    v->dev = st->st_dev;
-    v->ino = st->st_ino;
-    if (last_named.name && last_named.fd == fd && last_named.gen == gen &&
-        last_named.dev == st->st_dev && last_named.ino == st->st_ino) {
-        v->name = mm_strdup(last_named.name);
-        return;
+    if (st) {
+        v->dev = st->st_dev;
+        v->ino = st->st_ino;
+        if (!(log_mask & (LOG_PAGE | LOG_CACHE))) {
+            v->flags |= VMA_UNNAMED;
+            return;
+        }
     }
     v->name = fd_name(fd);
-    free(last_named.name);
-    last_named.name = v->name ? mm_strdup(v->name) : NULL;
-    last_named.fd = fd;
-    last_named.dev = st->st_dev;
-    last_named.ino = st->st_ino;
-    last_named.gen = gen;
 }

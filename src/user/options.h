@@ -23,8 +23,6 @@ typedef struct Options {
     int         gdb_port;       /* -g: wait for gdb on this TCP port (0: no gdbstub) */
     bool        perfmap;        /* -perfmap: write /tmp/perf-PID.map */
     bool        jitdump;        /* -jitdump: write jit-PID.dump for perf inject */
-    const char *exe_path;       /* the main program as /proc/self/exe names it (canonical;
-                                   a guest path under --root) */
     const char *self_exe;       /* xlat's own file, to re-execute when /proc is not mounted
                                    (NULL if unknown) */
     bool        binfmt;         /* started by binfmt_misc for a registered file: a guest

@@ -28,6 +28,7 @@
 #include "user/mm.h"
 #include "user/options.h"
 #include "user/own_fd.h"
+#include "user/procfs.h"
 
 #define MAX_MOUNTS   32
 #define MAX_SYMLINKS 40            /* the kernel's limit (ELOOP) */
@@ -338,8 +339,9 @@ static int classify_link(const char *g2, char *t, size_t tlen, bool final)
     bool self = pid == getpid();
     if (!strcmp(leaf, "root"))                  /* every process's root is the guest's / */
         return snprintf(t, tlen, "/"), LINK_SPLICE;
-    if (self && !strcmp(rest, "/exe") && opt.exe_path)
-        return snprintf(t, tlen, "%s", opt.exe_path), LINK_SPLICE;
+    char exe[PATH_MAX];
+    if (self && !strcmp(rest, "/exe") && procfs_exe_path(exe, sizeof exe) >= 0)
+        return snprintf(t, tlen, "%s", exe), LINK_SPLICE;
     if (final && self && strstr(rest, "/fd/"))
         return LINK_KERNEL;                    /* an open file of ours: as the kernel does */
     if (t[0] != '/')

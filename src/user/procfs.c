@@ -31,6 +31,7 @@
 #include "user/loader.h"
 #include "user/mm.h"
 #include "user/options.h"
+#include "user/own_fd.h"
 #include "user/path.h"
 #include "user/target.h"
 
@@ -38,18 +39,47 @@ static int    proc_argc;
 static char **proc_argv;
 static uint64_t proc_start_sp;
 
-void procfs_init(int argc, char *const argv[], uint64_t initial_sp)
+/*
+ * /proc/self/exe: the program's file as it is named when asked (renamed,
+ * or " (deleted)", as Linux says), through its descriptor, kept open for
+ * that; the path it was started by if there is none. Most processes never
+ * ask, and a readlink of /proc/self/fd/N costs microseconds in a VM.
+ */
+static int exe_fd = -1;
+static const char *exe_given;
+
+void procfs_set_exe(int fd, const char *given)
+{
+    exe_fd = fd < 0 ? -1 : own_fd_take(fd);
+    exe_given = given;
+}
+
+long procfs_exe_path(char *buf, size_t len)
+{
+    if (exe_fd >= 0) {
+        long n = path_fd_name(exe_fd, buf, len);
+        if (n >= 0)
+            return n;
+    }
+    if (!exe_given)
+        return -ENOENT;
+    int n = snprintf(buf, len, "%s", exe_given);
+    return n >= 0 && (size_t)n < len ? n : -ENAMETOOLONG;
+}
+
+void procfs_init(int argc, char *const argv[], uint64_t initial_sp, const char *execfn)
 {
     proc_argc = argc;
     proc_argv = calloc((size_t)argc + 1, sizeof *proc_argv);
     for (int i = 0; proc_argv && i < argc; i++)
         proc_argv[i] = strdup(argv[i]);
     proc_start_sp = initial_sp;
-    /* comm is the executed file's basename, as Linux sets it at execve. */
-    if (opt.exe_path) {
-        const char *slash = strrchr(opt.exe_path, '/');
+    /* comm is the basename of the path execve was given (a symlink's own
+     * name, not its target's), as Linux sets it. */
+    if (execfn && *execfn) {
+        const char *slash = strrchr(execfn, '/');
         char comm[16];
-        snprintf(comm, sizeof comm, "%s", slash ? slash + 1 : opt.exe_path);
+        snprintf(comm, sizeof comm, "%s", slash ? slash + 1 : execfn);
         prctl(PR_SET_NAME, comm);
     }
 }
@@ -273,8 +303,9 @@ static FillFn fill_for(const char *path)
 bool procfs_open(const char *path, int flags, int64_t *ret)
 {
     const char *leaf = self_leaf(path);
-    if (leaf && strcmp(leaf, "exe") == 0 && opt.exe_path) {
-        *ret = path_open(opt.exe_path, flags & ~(O_CREAT | O_TRUNC | TARGET_O_ACCMODE | O_CLOEXEC));
+    char exe[PATH_MAX];
+    if (leaf && strcmp(leaf, "exe") == 0 && procfs_exe_path(exe, sizeof exe) >= 0) {
+        *ret = path_open(exe, flags & ~(O_CREAT | O_TRUNC | TARGET_O_ACCMODE | O_CLOEXEC));
         if (*ret >= 0 && !(flags & O_CLOEXEC))
             fcntl((int)*ret, F_SETFD, 0);
         return true;
@@ -305,12 +336,14 @@ bool procfs_open(const char *path, int flags, int64_t *ret)
 bool procfs_readlink(const char *path, char *buf, size_t len, int64_t *n)
 {
     const char *leaf = self_leaf(path);
-    if (!leaf || strcmp(leaf, "exe") != 0 || !opt.exe_path)
+    char exe[PATH_MAX];
+    long got;
+    if (!leaf || strcmp(leaf, "exe") != 0 || (got = procfs_exe_path(exe, sizeof exe)) < 0)
         return false;
-    size_t l = strlen(opt.exe_path);      /* canonical already (main.c) */
+    size_t l = (size_t)got;               /* canonical already */
     if (l > len)
         l = len;
-    memcpy(buf, opt.exe_path, l);
+    memcpy(buf, exe, l);
     *n = (int64_t)l;
     return true;
 }

@@ -9,8 +9,18 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Remember the guest's argv and initial sp; name the host thread after it. */
-void procfs_init(int argc, char *const argv[], uint64_t initial_sp);
+/* Remember the guest's argv and initial sp; name the host thread after the
+ * program's path as it was executed (execfn), as Linux names it. */
+void procfs_init(int argc, char *const argv[], uint64_t initial_sp, const char *execfn);
+
+/* The main program: its descriptor (kept, out of the guest's way) and the
+ * path it was started by (kept as is), for procfs_exe_path. */
+void procfs_set_exe(int fd, const char *given);
+
+/* The main program as /proc/self/exe names it now, into buf: canonical, a
+ * guest path under --root (the given path if that cannot be found).
+ * Returns its length, or -errno. */
+long procfs_exe_path(char *buf, size_t len);
 
 /*
  * If `path` (the guest's string, before -L resolution) is a file procfs

@@ -48,6 +48,7 @@
 #include "user/mm.h"
 #include "user/options.h"
 #include "user/path.h"
+#include "user/procfs.h"
 #include "user/signal.h"
 #include "user/sys_impl.h"
 #include "user/vfork.h"
@@ -271,8 +272,11 @@ static bool is_proc_self_exe(const char *p)
 /* Open a guest path to execute; /proc/self/exe is the running guest program. */
 static int exec_open_guest(int dirfd, const char *guest, bool nofollow)
 {
-    if (is_proc_self_exe(guest))
-        return exec_open(AT_FDCWD, opt.exe_path, false);
+    char exe[PATH_MAX];
+    if (is_proc_self_exe(guest)) {
+        long n = procfs_exe_path(exe, sizeof exe);
+        return n < 0 ? (int)n : exec_open(AT_FDCWD, exe, false);
+    }
     return exec_open(dirfd, guest, nofollow);
 }
 
@@ -466,8 +470,12 @@ static int64_t exec_plain(int dirfd, const char *path, uint64_t argv_ga, uint64_
 {
     StrVec argv = { 0 }, envp = { 0 };
     int64_t ret;
-    if (is_proc_self_exe(path))
-        path = opt.exe_path;           /* the guest program, not xlat */
+    char exe[PATH_MAX];
+    if (is_proc_self_exe(path)) {      /* the guest program, not xlat */
+        if ((ret = procfs_exe_path(exe, sizeof exe)) < 0)
+            return ret;
+        path = exe;
+    }
     if ((ret = vec_from_guest(argv_ga, &argv)) == 0 && (ret = vec_from_guest(envp_ga, &envp)) == 0) {
         if (opt.strace)
             fputc('\n', log_file);

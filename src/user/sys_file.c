@@ -283,7 +283,6 @@ int64_t sys_close(CPUState *cpu, const uint64_t *a)
     (void)cpu;
     if (own_fd_is((int)a[0]))
         return -EBADF;
-    mm_fds_closed();
     return host_ret(close((int)a[0]));
 }
 
@@ -298,7 +297,6 @@ int64_t sys_dup3(CPUState *cpu, const uint64_t *a)
     (void)cpu;
     if (own_fd_is((int)a[1]))
         return -EBADF;        /* as a descriptor number beyond the limit */
-    mm_fds_closed();          /* a[1] may have been open */
     return host_ret(syscall(SYS_dup3, (int)a[0], (int)a[1], (int)a[2]));
 }
 
@@ -775,7 +773,6 @@ int64_t sys_close_range(CPUState *cpu, const uint64_t *a)
     (void)cpu;
     if (lo > hi)
         return -EINVAL;
-    mm_fds_closed();
     return own_fd_close_range(lo, hi, flags);
 }
 
