@@ -35,6 +35,13 @@ void *map_noreserve(size_t size);
  * in a VM; populating costs about one. */
 void prefault(void *p, size_t len);
 
+/* A large static array, placed after .bss (in .lbss): the small variables
+ * every process writes then share a few pages of .bss, where arrays in
+ * between gave most of them a page, and a fault, each (14 of a warm
+ * /usr/bin/true start). For arrays most processes never touch, or populate
+ * whole (prefault). */
+#define LARGE_BSS __attribute__((section(".lbss")))
+
 /*
  * An area filled from its start onwards (the code buffer's two parts, the
  * TB pool, the pcmap), populated ahead of its use: one prefault of a

@@ -9,6 +9,7 @@
  */
 #define _GNU_SOURCE
 #include "exec/gdb_rsp.h"
+#include "exec/exec.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -595,7 +596,7 @@ static bool v_packet(GdbSession *s, const char *pkt, char *out, GdbResume *r)
 GdbResume gdb_serve(GdbSession *s, const GdbStop *stop, bool send_stop)
 {
     /* Static: one session at a time (see gdb_rsp.h); sized for PacketSize. */
-    static char pkt[1 << 16], out[1 << 17];
+    static char pkt[1 << 16] LARGE_BSS, out[1 << 17] LARGE_BSS;
     GdbResume r = { .kind = GDB_RESUME };
     s->last = *stop;
     s->g_thread = s->c_thread = stop->thread;

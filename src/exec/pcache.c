@@ -160,7 +160,7 @@ static int convert_relocs(const TB *tb, const uint8_t *cold, RecReloc *out, Near
     const uint8_t *hot = tb_entry_rw(tb);
     /* A field patched again later (a slot pointed at its stub): the last
      * patch counts. seen: one byte per byte of hot, then cold, code. */
-    static uint8_t seen[2 * TRANSLATE_MAX_HOST];
+    static uint8_t seen[2 * TRANSLATE_MAX_HOST] LARGE_BSS;
     int n = 0;
     *nnear = 0;
     memset(seen, 0, tb->host_size + tb->cold_size);

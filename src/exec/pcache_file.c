@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "exec/exec.h"
 #include "exec/internal.h"
 #include "exec/lock.h"
 #include "exec/pcache.h"
@@ -32,7 +33,7 @@
 
 static void module_open(Module *m);
 
-Module modules[MAX_MODULES];
+Module modules[MAX_MODULES] LARGE_BSS;
 int nmodules;
 LEAF_MUTEX(module_lock)
 int dir_fd = -1;

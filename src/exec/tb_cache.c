@@ -50,7 +50,7 @@ typedef struct PageDesc {
     uintptr_t first;                    /* TB|index list of TBs on this page */
     struct PageDesc *next;
 } PageDesc;
-static PageDesc *page_hash[1u << PAGE_HASH_BITS];
+static PageDesc *page_hash[1u << PAGE_HASH_BITS] LARGE_BSS;
 
 static Frontier tb_area;               /* the TB pool, populated ahead */
 

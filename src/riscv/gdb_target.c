@@ -5,6 +5,7 @@
  * stub's agree.
  */
 #include "riscv/gdb_target.h"
+#include "exec/exec.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -68,7 +69,7 @@ static void xml_privileged(XmlBuf *b)
 
 const char *riscv_gdb_target_xml(bool machine)
 {
-    static char bufs[2][16384];
+    static char bufs[2][16384] LARGE_BSS;
     char *p = bufs[machine];
     if (p[0])
         return p;

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "exec/exec.h"
 #include "exec/lock.h"
 #include "user/symbols.h"
 
@@ -24,7 +25,7 @@ static size_t nsyms, cap;
 /* Executable ranges of each file read, to name code no symbol covers
  * ("ld-linux-riscv64-lp64d.so.1+0x1234", offsets from its load bias). */
 typedef struct { uint64_t start, end, bias; char *name; } Module;
-static Module mods[256];
+static Module mods[256] LARGE_BSS;
 static size_t nmods;
 LEAF_MUTEX(lock)
 

@@ -66,9 +66,9 @@ static int vf_spin;
 static pthread_mutex_t fork_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* Output to the parent (spin held). */
-static uint8_t out_buf[IO_BUF];
+static uint8_t out_buf[IO_BUF] LARGE_BSS;
 static size_t out_len;
-static uint8_t page_now[PAGE];
+static uint8_t page_now[PAGE] LARGE_BSS;
 
 /* -- Small helpers ------------------------------------------------------------ */
 
