@@ -45,7 +45,9 @@ static void put(Out *o, const char *fmt, ...)
 #define X(r) riscv_xreg_name[(r) & 31]
 #define F(r) riscv_freg_name[(r) & 31]
 
-static const struct { uint16_t num; const char *name; } csr_names[] = {
+/* Names in place: no pointers for the static-pie start to relocate (two
+ * pages copied into every process for a table only -d in_asm reads). */
+static const struct { uint16_t num; char name[15]; } csr_names[] = {
 #define CSR(num, name) { num, name },
 #include "riscv/disasm_csr.inc"
 #undef CSR

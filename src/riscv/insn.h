@@ -61,7 +61,8 @@ enum insn_op {
 
 /* One row of the instruction table. */
 typedef struct InsnDesc {
-    const char *name;       /* mnemonic as objdump prints it */
+    char name[12];          /* mnemonic as objdump prints it (in place: no
+                             * pointer for the static-pie start to relocate) */
     uint32_t mask, match;   /* w is this instruction iff (w & mask) == match */
     enum insn_format fmt;
     enum insn_ext ext;

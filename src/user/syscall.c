@@ -33,19 +33,35 @@
 
 /* -- The table -------------------------------------------------------------- */
 
+/*
+ * No pointers in the table: each would be relocated at every start (xlat
+ * is static-pie), and the relocated table copied into the process, three
+ * page faults; the names in place and the handlers in a switch (a jump
+ * table of relative offsets) need none.
+ */
 #define SYSCALL_TABLE_SIZE 512
 
 typedef struct SyscallDesc {
-    const char *name;
-    SyscallFn   fn;
-    const char *fmt;    /* strace format (syscall.def) */
+    char name[23];
+    char fmt[9];        /* strace format (syscall.def) */
 } SyscallDesc;
 
 static const SyscallDesc syscall_table[SYSCALL_TABLE_SIZE] = {
-#define SYSCALL(nr, name, fn, fmt) [nr] = { #name, fn, fmt },
+#define SYSCALL(nr, name, fn, fmt) [nr] = { #name, fmt },
 #include "user/syscall.def"
 #undef SYSCALL
 };
+
+/* The handler of system call nr, or NULL. */
+static SyscallFn syscall_fn(uint64_t nr)
+{
+    switch (nr) {
+#define SYSCALL(nr, name, fn, fmt) case nr: return fn;
+#include "user/syscall.def"
+#undef SYSCALL
+    default: return NULL;
+    }
+}
 
 /* One "unimplemented" message per number is enough. */
 static uint8_t unimp_reported[SYSCALL_TABLE_SIZE];
@@ -70,18 +86,18 @@ static void report_unimplemented(uint64_t nr)
  * argument first, while that finds pages; the JIT's pages; then all).
  * Unprotect and retry.
  */
-static int64_t retry_efault(CPUState *cpu, const SyscallDesc *d, const uint64_t *args)
+static int64_t retry_efault(CPUState *cpu, SyscallFn fn, const uint64_t *args)
 {
     int64_t ret = -EFAULT;
     while (ret == -EFAULT && vfork_unprotect_args(args, 6))
-        ret = d->fn(cpu, args);
+        ret = fn(cpu, args);
     if (ret == -EFAULT) {
         vfork_before_exec_unprotect();
         if (exec_unwatch_all())
-            ret = d->fn(cpu, args);
+            ret = fn(cpu, args);
     }
     if (ret == -EFAULT && vfork_unprotect_all())
-        ret = d->fn(cpu, args);
+        ret = fn(cpu, args);
     return ret;
 }
 
@@ -89,11 +105,11 @@ void syscall_dispatch(CPUState *cpu)
 {
     uint64_t nr = cpu->x[17];
     const uint64_t *a = &cpu->x[10];
-    const SyscallDesc *d = nr < SYSCALL_TABLE_SIZE ? &syscall_table[nr] : NULL;
+    SyscallFn fn = syscall_fn(nr);
     bool trace = opt.strace || (log_mask & LOG_STRACE);
     int64_t ret;
 
-    if (!d || !d->fn) {
+    if (!fn) {
         if (trace)
             strace_unknown(nr);
         report_unimplemented(nr);
@@ -103,11 +119,12 @@ void syscall_dispatch(CPUState *cpu)
     /* Copy the arguments: the handler's result overwrites a0. */
     uint64_t args[6];
     memcpy(args, a, sizeof args);
+    const SyscallDesc *d = &syscall_table[nr];    /* nr < SYSCALL_TABLE_SIZE: it has a handler */
     if (trace)
         strace_enter(d->name, d->fmt, args);
-    ret = d->fn(cpu, args);
+    ret = fn(cpu, args);
     if (ret == -EFAULT)
-        ret = retry_efault(cpu, d, args);
+        ret = retry_efault(cpu, fn, args);
     if (trace)
         strace_exit(d->fmt, args, ret);
     cpu->x[10] = (uint64_t)ret;
