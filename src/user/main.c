@@ -330,12 +330,15 @@ static void env_apply_list(const char *list, void (*fn)(const char *))
 /* QEMU_<name> or XLAT_<name>; XLAT_ wins when both are set. */
 static const char *getenv_alias(const char *name)
 {
-    char buf[64];
-    snprintf(buf, sizeof buf, "XLAT_%s", name);
+    char buf[64] = "XLAT_";                 /* not snprintf: 22 of them at every start */
+    size_t n = strlen(name);
+    if (n >= sizeof buf - 5)
+        return NULL;
+    memcpy(buf + 5, name, n + 1);
     const char *v = getenv(buf);
     if (v)
         return v;
-    snprintf(buf, sizeof buf, "QEMU_%s", name);
+    memcpy(buf, "QEMU_", 5);
     return getenv(buf);
 }
 

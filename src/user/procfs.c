@@ -95,6 +95,8 @@ static const char *self_leaf(const char *path)
     char buf[64];
     size_t n;
     static const char *const fixed[] = { "/proc/self/", "/proc/thread-self/" };
+    if (strncmp(path, "/proc/", 6) != 0)
+        return NULL;                    /* most paths: no getpid, no snprintf */
     for (size_t i = 0; i < 2; i++) {
         n = strlen(fixed[i]);
         if (strncmp(path, fixed[i], n) == 0)
