@@ -305,15 +305,18 @@ static void module_open(Module *m)
 
 const FileEnt *pcache_find(const FileEnt *ent, uint64_t n, uint64_t off)
 {
-    uint64_t lo = 0, hi = n;
-    while (lo < hi) {
-        uint64_t mid = (lo + hi) / 2;
-        if (ent[mid].off < off)
-            lo = mid + 1;
-        else
-            hi = mid;
+    if (n == 0)
+        return NULL;
+    /* The last entry at or below off, in steps without a branch on the
+     * comparison (a conditional move): which way a probe goes is a coin
+     * toss, and most of a warm start's questions are misses. */
+    const FileEnt *b = ent;
+    while (n > 1) {
+        uint64_t half = n / 2;
+        b = b[half].off <= off ? b + half : b;
+        n -= half;
     }
-    return lo < n && ent[lo].off == off ? &ent[lo] : NULL;
+    return b->off == off ? b : NULL;
 }
 
 static uint32_t part_size(const RecHead *h, unsigned part)
