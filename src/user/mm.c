@@ -475,8 +475,16 @@ int64_t guest_mmap(uint64_t addr, uint64_t len, int prot, int flags, int fd, off
 
     if (off & PAGE_MASK_)
         return -EINVAL;
-    if (!anon && fcntl(fd, F_GETFD) < 0)
-        return -EBADF;
+    /* A file's device, inode and identity, asked once: its failure is
+     * also the EBADF Linux checks for before the length. */
+    struct stat st;
+    const struct stat *stp = NULL;
+    if (!anon) {
+        if (fstat(fd, &st) == 0)
+            stp = &st;
+        else if (errno == EBADF)
+            return -EBADF;
+    }
     if (len == 0)
         return -EINVAL;
     if (PAGE_UP(len) < len || PAGE_UP(len) == 0)
@@ -527,8 +535,6 @@ int64_t guest_mmap(uint64_t addr, uint64_t len, int prot, int flags, int fd, off
         if (v.flags & VMA_SHARED)
             v.name = mm_strdup("/dev/zero (deleted)");
     } else {
-        struct stat st;
-        const struct stat *stp = fstat(fd, &st) == 0 ? &st : NULL;
         mm_describe_fd(fd, stp, &v);
         if (prot & PROT_EXEC)
             set_module(&v, pcache_module_fd(fd, stp, v.name), addr - (uint64_t)off);
