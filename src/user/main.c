@@ -422,23 +422,26 @@ static int binfmt_start(int argc, char **argv)
 }
 
 /*
- * xlat's own file, for an exec when /proc is not mounted (sys_exec.c): the
- * absolute path this xlat was started by, as it is (asking /proc/self/exe
- * costs microseconds in a VM; a link's name serves an exec as well).
- * Started by binfmt_misc, AT_EXECFN is the guest program's: /proc then.
+ * xlat's own file, for an exec when /proc is not mounted (sys_exec.c),
+ * without asking /proc/self/exe when it can (microseconds in a VM; a
+ * link's name serves an exec as well): what an exec'ing xlat passed
+ * (--self-exe), else the absolute path this xlat was started by. Started by
+ * binfmt_misc, AT_EXECFN is the guest program's: /proc then.
  */
 static void find_self(void)
 {
     static char self[PATH_MAX];
     const char *fn = (const char *)getauxval(AT_EXECFN);
     ssize_t n;
-    if (!opt.binfmt && fn && fn[0] == '/') {
+    if (opt.self_exe) {
+        /* --self-exe */
+    } else if (!opt.binfmt && fn && fn[0] == '/') {
         opt.self_exe = fn;
-    } else if (!opt.binfmt && fn && realpath(fn, self)) {
-        opt.self_exe = self;
     } else if ((n = readlink("/proc/self/exe", self, sizeof self - 1)) > 0) {
         self[n] = '\0';
         opt.self_exe = self;
+    } else if (!opt.binfmt && fn && realpath(fn, self)) {
+        opt.self_exe = self;           /* a relative path, no /proc */
     }
 }
 
@@ -506,6 +509,8 @@ static int parse_args(int argc, char **argv)
             path_add_bind(v);
         else if (!strcmp(a, "-exec-fd"))
             exec_fd = atoi(v);
+        else if (!strcmp(a, "-self-exe"))
+            opt.self_exe = v;          /* internal, from sys_exec.c */
         else if (!strcmp(a, "-cpu"))
             set_cpu(v);
         else if (!strcmp(a, "-cache-dir"))

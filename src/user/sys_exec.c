@@ -8,7 +8,8 @@
  * ENOEXEC) -- follows #! lines itself with the kernel's parsing rules and
  * nesting limit, and then execs /proc/self/exe with the opened file:
  *
- *   xlat OPTIONS [-E VAR=value...] [--log-fd N] --exec-fd FD -0 ARGV0 -- FILENAME ARGV[1]...
+ *   xlat OPTIONS [-E VAR=value...] [--log-fd N] [--self-exe PATH] --exec-fd FD -0 ARGV0 --
+ *        FILENAME ARGV[1]...
  *
  * The new xlat loads the program from FD (so fexecve of a descriptor, and
  * a file renamed or replaced meanwhile, run what was checked) and closes
@@ -316,6 +317,10 @@ static void build_command(const char *filename, int prog_fd, const StrVec *argv,
         snprintf(log_fd_str, sizeof log_fd_str, "%d", log_fd);
         vec_push(hargv, "--log-fd");
         vec_push(hargv, log_fd_str);
+    }
+    if (opt.self_exe) {                /* the new xlat need not ask /proc for it */
+        vec_push(hargv, "--self-exe");
+        vec_push(hargv, (char *)opt.self_exe);
     }
     snprintf(prog_fd_str, sizeof prog_fd_str, "%d", prog_fd);
     vec_push(hargv, "--exec-fd");
