@@ -264,8 +264,7 @@ static void vma_merge_next(size_t i)
     nvma--;
 }
 
-/* Merge whatever became mergeable around [start, end]. */
-static void vma_merge_range(uint64_t start, uint64_t end)
+void vma_merge_range(uint64_t start, uint64_t end)
 {
     size_t i = vma_lookup(start);
     if (i > 0)
@@ -276,41 +275,6 @@ static void vma_merge_range(uint64_t start, uint64_t end)
         else
             i++;
     }
-}
-
-/* -- Naming file mappings (mm_maps.c says why when shown) ------------------ */
-
-/* One line of the host's maps: names the unnamed vmas that start in it
- * (*arg: the first vma not passed yet; both lists are in address order). */
-static bool name_from_host(void *arg, uintptr_t start, uintptr_t end, dev_t dev, ino_t ino,
-                           char *name)
-{
-    size_t *i = arg;
-    (void)dev, (void)ino;
-    for (; *i < nvma && (uintptr_t)g2h(vmas[*i].start) < end; ++*i) {
-        Vma *v = &vmas[*i];
-        if ((v->flags & VMA_UNNAMED) && (uintptr_t)g2h(v->start) >= start && *name) {
-            v->name = mm_guest_name(name);
-            v->flags &= ~VMA_UNNAMED;
-        }
-    }
-    return *i < nvma;
-}
-
-void mm_name_mappings(void)
-{
-    xrw_wrlock(&mm_lock);
-    size_t first = 0;
-    while (first < nvma && !(vmas[first].flags & VMA_UNNAMED))
-        first++;
-    if (first < nvma) {
-        size_t i = first;
-        mm_host_maps_walk(name_from_host, &i);
-        for (size_t j = first; j < nvma; j++)
-            vmas[j].flags &= ~VMA_UNNAMED;  /* no host line: nameless, as a failed readlink was */
-        vma_merge_range(vmas[first].start, vmas[nvma - 1].end);
-    }
-    xrw_unlock(&mm_lock);
 }
 
 /*

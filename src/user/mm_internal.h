@@ -2,10 +2,11 @@
  * The guest mapping table's representation, shared by the files of the
  * guest address space and by nothing else.
  *
- * mm.c owns the table and is the only writer: the memory syscalls edit it
- * with mm_lock held for writing. mm_access.c (the checked copies and access
- * checks) and mm_maps.c (/proc/self/maps and the walk vfork.c uses) only
- * read it, with mm_lock held for reading. Everyone else goes through mm.h.
+ * mm.c owns the table: the memory syscalls edit it with mm_lock held for
+ * writing. mm_access.c (the checked copies and access checks) and
+ * mm_maps.c (/proc/self/maps and the walk vfork.c uses) read it with
+ * mm_lock held for reading; mm_maps.c also names the file mappings not
+ * named yet, with it held for writing. Everyone else goes through mm.h.
  */
 #ifndef XLAT_USER_MM_INTERNAL_H
 #define XLAT_USER_MM_INTERNAL_H
@@ -56,8 +57,12 @@ char *mm_strdup(const char *s);
 struct stat;
 void mm_describe_fd(int fd, const struct stat *st, Vma *v);
 
-/* Name every VMA_UNNAMED mapping (mm.c; takes mm_lock). */
+/* Name every VMA_UNNAMED mapping (mm_maps.c; takes mm_lock). */
 void mm_name_mappings(void);
+
+/* Merge whatever became mergeable around [start, end] (mm.c; mm_lock
+ * written). */
+void vma_merge_range(uint64_t start, uint64_t end);
 
 /* The host's /proc/self/maps, line by line in address order (mm_maps.c):
  * fn(arg, start, end, dev, ino, name; "" for none) until it returns false.

@@ -83,8 +83,8 @@ bool mm_code_origin(uint64_t addr, PcacheOrigin *o)
 /* -- Names of file mappings ------------------------------------------------ */
 
 /*
- * A file mapping is named when something shows it (/proc/self/maps,
- * mm_name_mappings in mm.c), not at each mmap: asking the kernel for a
+ * A file mapping is named when something shows it (/proc/self/maps:
+ * mm_name_mappings), not at each mmap: asking the kernel for a
  * descriptor's path is a readlink of /proc/self/fd/N, microseconds in a
  * VM, and a dynamically linked start maps several files that nothing ever
  * shows. The name then comes from the host's own maps, where the guest's
@@ -127,6 +127,39 @@ bool mm_host_maps_walk(bool (*fn)(void *arg, uintptr_t start, uintptr_t end, dev
     free(line);
     fclose(f);
     return true;
+}
+
+/* One line of the host's maps: names the unnamed vmas that start in it
+ * (*arg: the first vma not passed yet; both lists are in address order). */
+static bool name_from_host(void *arg, uintptr_t start, uintptr_t end, dev_t dev, ino_t ino,
+                           char *name)
+{
+    size_t *i = arg;
+    (void)dev, (void)ino;
+    for (; *i < nvma && (uintptr_t)g2h(vmas[*i].start) < end; ++*i) {
+        Vma *v = &vmas[*i];
+        if ((v->flags & VMA_UNNAMED) && (uintptr_t)g2h(v->start) >= start && *name) {
+            v->name = mm_guest_name(name);
+            v->flags &= ~VMA_UNNAMED;
+        }
+    }
+    return *i < nvma;
+}
+
+void mm_name_mappings(void)
+{
+    xrw_wrlock(&mm_lock);
+    size_t first = 0;
+    while (first < nvma && !(vmas[first].flags & VMA_UNNAMED))
+        first++;
+    if (first < nvma) {
+        size_t i = first;
+        mm_host_maps_walk(name_from_host, &i);
+        for (size_t j = first; j < nvma; j++)
+            vmas[j].flags &= ~VMA_UNNAMED;  /* no host line: nameless, as a failed readlink was */
+        vma_merge_range(vmas[first].start, vmas[nvma - 1].end);
+    }
+    xrw_unlock(&mm_lock);
 }
 
 /* The guest's name of fd's file (--root), else the host's, or NULL. */
