@@ -6,8 +6,9 @@
 # file's name and the bss pages past its last file page without one.
 # xlat finds these names only when the guest asks (a readlink per mapped
 # file at every start cost microseconds each), so the program asks after
-# a chdir and after its file was renamed, when a name taken at start would
-# be stale: Linux names the file as it is when asked.
+# a chdir and after its file was renamed, or deleted, when a name taken at
+# start would be stale: Linux names the file as it is when asked, and
+# /proc/self/exe still opens the file.
 # Usage: tests/proc_names.sh BUILD. Exit status 0 = pass.
 set -u
 BUILD=${1:-build}
@@ -46,6 +47,8 @@ int main(int argc, char **argv)
     char comm[32] = "", exe[4096];
     if (argc > 1 && (rename(argv[1], argv[2]) != 0 || chdir("/") != 0))
         return 2;
+    if (argc > 3 && unlink(argv[2]) != 0)
+        return 3;
     int fd = open("/proc/self/comm", O_RDONLY);
     long n = fd >= 0 ? read(fd, comm, sizeof comm - 1) : -1;
     printf("comm: %.*s", (int)(n > 0 ? n : 0), comm);
@@ -55,6 +58,10 @@ int main(int argc, char **argv)
     big[1 << 19] = 1;
     map_name("code", (uintptr_t)&main);
     map_name("bss", (uintptr_t)&big[1 << 19]);
+    char head[4] = "";
+    fd = open("/proc/self/exe", O_RDONLY);
+    printf("exe opens: %s\n", fd >= 0 && read(fd, head, 4) == 4 && !memcmp(head, "\177ELF", 4)
+                               ? "ELF" : "no");
     return 0;
 }
 C
@@ -75,13 +82,24 @@ got=$("$XLAT" "$TMP/a-very-long-link-name" 2>&1)
 check "started through a link" "$got" "comm: a-very-long-lin
 exe: names
 code: names
-bss: (no name)"
+bss: (no name)
+exe opens: ELF"
 
 # Renamed before anything asked: the names are the file's new one.
 got=$("$XLAT" "$TMP/names" "$TMP/names" "$TMP/renamed" 2>&1)
 check "renamed before asked" "$got" "comm: names
 exe: renamed
 code: renamed
-bss: (no name)"
+bss: (no name)
+exe opens: ELF"
+
+# Deleted: " (deleted)" after the name, as Linux says it, and still opens.
+cp "$TMP/renamed" "$TMP/names"
+got=$("$XLAT" "$TMP/names" "$TMP/names" "$TMP/gone" delete 2>&1)
+check "deleted before asked" "$got" "comm: names
+exe: gone (deleted)
+code: gone (deleted)
+bss: (no name)
+exe opens: ELF"
 
 exit $fail

@@ -302,12 +302,25 @@ static FillFn fill_for(const char *path)
     return NULL;
 }
 
+/* Open the program's file for /proc/self/exe: through its kept descriptor
+ * (renamed or deleted, it still opens, as Linux's does), else by path. */
+static int64_t exe_open(int flags)
+{
+    char exe[PATH_MAX];
+    if (exe_fd >= 0) {
+        snprintf(exe, sizeof exe, "/proc/self/fd/%d", exe_fd);
+        int fd = open(exe, flags | O_CLOEXEC);
+        return fd < 0 ? -errno : fd;
+    }
+    long n = procfs_exe_path(exe, sizeof exe);
+    return n < 0 ? n : path_open(exe, flags);
+}
+
 bool procfs_open(const char *path, int flags, int64_t *ret)
 {
     const char *leaf = self_leaf(path);
-    char exe[PATH_MAX];
-    if (leaf && strcmp(leaf, "exe") == 0 && procfs_exe_path(exe, sizeof exe) >= 0) {
-        *ret = path_open(exe, flags & ~(O_CREAT | O_TRUNC | TARGET_O_ACCMODE | O_CLOEXEC));
+    if (leaf && strcmp(leaf, "exe") == 0) {
+        *ret = exe_open(flags & ~(O_CREAT | O_TRUNC | TARGET_O_ACCMODE | O_CLOEXEC));
         if (*ret >= 0 && !(flags & O_CLOEXEC))
             fcntl((int)*ret, F_SETFD, 0);
         return true;
