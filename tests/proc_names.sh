@@ -8,7 +8,7 @@
 # file at every start cost microseconds each), so the program asks after
 # a chdir and after its file was renamed, or deleted, when a name taken at
 # start would be stale: Linux names the file as it is when asked, and
-# /proc/self/exe still opens the file.
+# /proc/self/exe still opens, and executes, the file.
 # Usage: tests/proc_names.sh BUILD. Exit status 0 = pass.
 set -u
 BUILD=${1:-build}
@@ -45,6 +45,10 @@ static void map_name(const char *label, uintptr_t addr)
 int main(int argc, char **argv)
 {
     char comm[32] = "", exe[4096];
+    if (argc == 2 && !strcmp(argv[1], "again")) {
+        printf("exec'd again\n");
+        return 0;
+    }
     if (argc > 1 && (rename(argv[1], argv[2]) != 0 || chdir("/") != 0))
         return 2;
     if (argc > 3 && unlink(argv[2]) != 0)
@@ -62,6 +66,11 @@ int main(int argc, char **argv)
     fd = open("/proc/self/exe", O_RDONLY);
     printf("exe opens: %s\n", fd >= 0 && read(fd, head, 4) == 4 && !memcmp(head, "\177ELF", 4)
                                ? "ELF" : "no");
+    if (argc > 3) {
+        fflush(stdout);
+        execl("/proc/self/exe", "names", "again", (char *)NULL);
+        printf("exec of /proc/self/exe failed\n");
+    }
     return 0;
 }
 C
@@ -100,6 +109,7 @@ check "deleted before asked" "$got" "comm: names
 exe: gone (deleted)
 code: gone (deleted)
 bss: (no name)
-exe opens: ELF"
+exe opens: ELF
+exec'd again"
 
 exit $fail

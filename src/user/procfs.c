@@ -302,9 +302,7 @@ static FillFn fill_for(const char *path)
     return NULL;
 }
 
-/* Open the program's file for /proc/self/exe: through its kept descriptor
- * (renamed or deleted, it still opens, as Linux's does), else by path. */
-static int64_t exe_open(int flags)
+int procfs_exe_open(int flags)
 {
     char exe[PATH_MAX];
     if (exe_fd >= 0) {
@@ -313,14 +311,14 @@ static int64_t exe_open(int flags)
         return fd < 0 ? -errno : fd;
     }
     long n = procfs_exe_path(exe, sizeof exe);
-    return n < 0 ? n : path_open(exe, flags);
+    return n < 0 ? (int)n : path_open(exe, flags);
 }
 
 bool procfs_open(const char *path, int flags, int64_t *ret)
 {
     const char *leaf = self_leaf(path);
     if (leaf && strcmp(leaf, "exe") == 0) {
-        *ret = exe_open(flags & ~(O_CREAT | O_TRUNC | TARGET_O_ACCMODE | O_CLOEXEC));
+        *ret = procfs_exe_open(flags & ~(O_CREAT | O_TRUNC | TARGET_O_ACCMODE | O_CLOEXEC));
         if (*ret >= 0 && !(flags & O_CLOEXEC))
             fcntl((int)*ret, F_SETFD, 0);
         return true;

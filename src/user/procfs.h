@@ -22,6 +22,11 @@ void procfs_set_exe(int fd, const char *given);
  * Returns its length, or -errno. */
 long procfs_exe_path(char *buf, size_t len);
 
+/* Open the main program's file (host flags; close-on-exec): through its
+ * kept descriptor, so that renamed or deleted it still opens, as Linux's
+ * /proc/self/exe does; by path if there is none. A descriptor or -errno. */
+int procfs_exe_open(int flags);
+
 /*
  * If `path` (the guest's string, before -L resolution) is a file procfs
  * synthesizes, open it with `flags`: returns true with *ret = fd or -errno.

@@ -273,12 +273,13 @@ static bool is_proc_self_exe(const char *p)
 /* Open a guest path to execute; /proc/self/exe is the running guest program. */
 static int exec_open_guest(int dirfd, const char *guest, bool nofollow)
 {
-    char exe[PATH_MAX];
-    if (is_proc_self_exe(guest)) {
-        long n = procfs_exe_path(exe, sizeof exe);
-        return n < 0 ? (int)n : exec_open(AT_FDCWD, exe, false);
-    }
-    return exec_open(dirfd, guest, nofollow);
+    if (!is_proc_self_exe(guest))
+        return exec_open(dirfd, guest, nofollow);
+    int fd = procfs_exe_open(O_RDONLY | O_NONBLOCK | O_NOCTTY);
+    int err = fd < 0 ? fd : exec_access(fd);
+    if (err < 0 && fd >= 0)
+        close(fd);
+    return err < 0 ? err : fd;
 }
 
 /* -- The new xlat's command line --------------------------------------------------- */
