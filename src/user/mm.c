@@ -853,7 +853,8 @@ out:
  */
 #define VMA_SYSV_SHM 0x40
 
-/* Device, inode and name ("/SYSV0000abcd (deleted)") of the host mapping at hp. */
+/* A line of the host's maps: if it is the attach *arg's, its device, inode
+ * and name ("/SYSV0000abcd (deleted)"). */
 static bool shm_line(void *arg, uintptr_t start, uintptr_t end, dev_t dev, ino_t ino, char *name)
 {
     Vma *v = arg;
@@ -865,11 +866,6 @@ static bool shm_line(void *arg, uintptr_t start, uintptr_t end, dev_t dev, ino_t
     if (*name)
         v->name = mm_strdup(name);
     return false;
-}
-
-static void describe_host_mapping(Vma *v)
-{
-    mm_host_maps_walk(shm_line, v);
 }
 
 int64_t guest_shmat(int shmid, uint64_t addr, bool fixed, uint64_t size, int shmflg)
@@ -926,7 +922,7 @@ int64_t guest_shmat(int shmid, uint64_t addr, bool fixed, uint64_t size, int shm
     }
     vma_remove(addr, addr + len);
     Vma v = { addr, addr + len, prot, VMA_SHARED | VMA_SYSV_SHM, 0, 0, (uint64_t)shmid, NULL, 0, 0 };
-    describe_host_mapping(&v);
+    mm_host_maps_walk(shm_line, &v);
     log_map("shmat", addr, len, prot, v.name);
     vma_insert(v);
     if (prot & PROT_EXEC)

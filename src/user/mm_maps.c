@@ -166,14 +166,12 @@ void mm_name_mappings(void)
 static char *fd_name(int fd)
 {
     char link[64], path[4096];
-    if (path_fd_name(fd, path, sizeof path) > 0)
-        return mm_strdup(path);
     snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
     ssize_t n = readlink(link, path, sizeof(path) - 1);
     if (n <= 0)
         return NULL;
     path[n] = 0;
-    return mm_strdup(path);
+    return mm_guest_name(path);
 }
 
 /* Device, inode and name of a file mapping, for /proc/self/maps: the name

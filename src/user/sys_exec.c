@@ -129,23 +129,25 @@ static int exec_access(int fd)
     return 0;
 }
 
+/* fd (or -errno) if the kernel's checks of it pass, else -errno, fd closed. */
+static int exec_checked(int fd)
+{
+    int err = fd < 0 ? fd : exec_access(fd);
+    if (err < 0 && fd >= 0)
+        close(fd);
+    return err < 0 ? err : fd;
+}
+
 /*
  * Open a guest path to execute (dirfd-relative, in the guest's view):
  * the descriptor, or -errno as execve reports it.
  */
 static int exec_open(int dirfd, const char *path, bool nofollow)
 {
-    /* O_NONBLOCK: a FIFO must fail the regular-file check, not block the open. */
-    int fd = path_open_at(dirfd, path, PATH_LOOKUP | (nofollow ? 0 : PATH_FOLLOW),
-                          O_RDONLY | O_NONBLOCK | O_NOCTTY | (nofollow ? O_NOFOLLOW : 0));
-    if (fd < 0)
-        return fd;                     /* ENOENT, EACCES, ELOOP, ENAMETOOLONG ... as execve */
-    int err = exec_access(fd);
-    if (err < 0) {
-        close(fd);
-        return err;
-    }
-    return fd;
+    /* O_NONBLOCK: a FIFO must fail the regular-file check, not block the
+     * open. Its errors are execve's: ENOENT, EACCES, ELOOP, ENAMETOOLONG... */
+    return exec_checked(path_open_at(dirfd, path, PATH_LOOKUP | (nofollow ? 0 : PATH_FOLLOW),
+                                     O_RDONLY | O_NONBLOCK | O_NOCTTY | (nofollow ? O_NOFOLLOW : 0)));
 }
 
 static uint64_t get_le(const void *p, int bytes)
@@ -275,11 +277,7 @@ static int exec_open_guest(int dirfd, const char *guest, bool nofollow)
 {
     if (!is_proc_self_exe(guest))
         return exec_open(dirfd, guest, nofollow);
-    int fd = procfs_exe_open(O_RDONLY | O_NONBLOCK | O_NOCTTY);
-    int err = fd < 0 ? fd : exec_access(fd);
-    if (err < 0 && fd >= 0)
-        close(fd);
-    return err < 0 ? err : fd;
+    return exec_checked(procfs_exe_open(O_RDONLY | O_NONBLOCK | O_NOCTTY));
 }
 
 /* -- The new xlat's command line --------------------------------------------------- */
@@ -453,12 +451,7 @@ static int exec_open_fd(int dirfd)
     int fd = open(self, O_RDONLY | O_CLOEXEC);    /* also for an O_PATH descriptor */
     if (fd < 0)
         return errno == ENOENT ? -EBADF : -EACCES;
-    int err = exec_access(fd);
-    if (err < 0) {
-        close(fd);
-        return err;
-    }
-    return fd;
+    return exec_checked(fd);
 }
 
 /* Does the kernel do the guest's exec (see the top of the file)? */
