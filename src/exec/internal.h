@@ -36,7 +36,6 @@
 #define HOT_END     (160u << 20)        /* hot code below, cold (out-of-line) code above */
 #define MAX_TBS     (1u << 19)
 #define PCMAP_PAIRS (1u << 24)
-#define PAGE_HASH_BITS 12
 
 /* -- code_buffer.c -- */
 extern size_t code_used, code_base;     /* next free byte; first TB byte */

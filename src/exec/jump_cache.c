@@ -22,7 +22,7 @@
 #include "exec/internal.h"
 #include "riscv/interp.h"
 
-#define JC_BITS_START 12           /* a jump cache starts this small (see jc_fit) */
+#define JC_BITS_START 10           /* a jump cache starts this small (see jc_fit) */
 
 _Static_assert(sizeof(JCEntry) == 16, "a jump-cache entry's offset is its index << 4");
 

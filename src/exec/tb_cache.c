@@ -32,7 +32,7 @@
 #include "x86/backend.h"
 #include "x86/disas.h"
 
-#define HASH_BITS_MIN 12           /* the TB hash table starts this small... */
+#define HASH_BITS_MIN 10           /* the TB hash table starts this small... */
 #define HASH_BITS_MAX 19           /* ...and grows to this (MAX_TBS buckets) */
 
 XMutex tb_lock = XMUTEX_INITIALIZER;
@@ -50,7 +50,24 @@ typedef struct PageDesc {
     uintptr_t first;                    /* TB|index list of TBs on this page */
     struct PageDesc *next;
 } PageDesc;
-static PageDesc *page_hash[1u << PAGE_HASH_BITS] LARGE_BSS;
+
+/*
+ * The pages that have TBs, hashed by page number: 1 << page_hash_bits
+ * buckets in use of a table sized for PAGE_HASH_BITS_MAX, grown as pages
+ * come (at most one page a bucket on average). A process start has a few
+ * dozen code pages, a booted kernel and its programs tens of thousands.
+ * Descriptors are never freed (a page keeps its own when its TBs go).
+ */
+#define PAGE_HASH_BITS_MIN 9
+#define PAGE_HASH_BITS_MAX 20
+static PageDesc *page_hash[1u << PAGE_HASH_BITS_MAX] LARGE_BSS;
+static unsigned page_hash_bits = PAGE_HASH_BITS_MIN;
+static size_t npages;
+static PageDesc *desc_chunk;            /* descriptors are carved from chunks of DESC_CHUNK */
+static size_t desc_left;
+#define DESC_CHUNK 170                  /* 4 KiB */
+
+static inline size_t page_buckets(void) { return (size_t)1 << page_hash_bits; }
 
 static Frontier tb_area;               /* the TB pool, populated ahead */
 
@@ -62,12 +79,12 @@ void tb_cache_init(void)
     prefault(tb_hash, sizeof *tb_hash << HASH_BITS_MIN);
     tb_filter = map_noreserve(FILTER_BYTES(HASH_BITS_MAX));
     prefault(tb_filter, FILTER_BYTES(HASH_BITS_MIN));
-    prefault(page_hash, sizeof page_hash);
+    prefault(page_hash, sizeof *page_hash << PAGE_HASH_BITS_MIN);
 }
 
 /* -- Hash table and page lists (tb_lock held) ------------------------------------------- */
 
-static inline size_t hash_page(uint64_t p) { return (size_t)((p * 0x9e3779b97f4a7c15ULL) >> (64 - PAGE_HASH_BITS)); }
+static inline size_t hash_page(uint64_t p) { return (size_t)((p * 0x9e3779b97f4a7c15ULL) >> (64 - page_hash_bits)); }
 
 static void hash_insert(TB *tb)
 {
@@ -106,19 +123,58 @@ static void hash_remove(TB *tb)
         }
 }
 
-static PageDesc *page_find(uint64_t page, bool alloc)
+static void page_insert(PageDesc *pd)
 {
-    PageDesc **head = &page_hash[hash_page(page)];
-    for (PageDesc *pd = *head; pd; pd = pd->next)
-        if (pd->page == page)
-            return pd;
-    if (!alloc)
-        return NULL;
-    PageDesc *pd = calloc(1, sizeof *pd);
-    pd->page = page;
+    PageDesc **head = &page_hash[hash_page(pd->page)];
     pd->next = *head;
     *head = pd;
+}
+
+/* Four times the buckets, every descriptor rehashed. */
+static void page_hash_grow(void)
+{
+    PageDesc *all = NULL;
+    for (size_t b = 0; b < page_buckets(); b++)
+        while (page_hash[b]) {
+            PageDesc *pd = page_hash[b];
+            page_hash[b] = pd->next;
+            pd->next = all;
+            all = pd;
+        }
+    page_hash_bits = page_hash_bits + 2 < PAGE_HASH_BITS_MAX ? page_hash_bits + 2 : PAGE_HASH_BITS_MAX;
+    prefault(page_hash, sizeof *page_hash << page_hash_bits);
+    while (all) {
+        PageDesc *pd = all;
+        all = pd->next;
+        page_insert(pd);
+    }
+}
+
+static PageDesc *page_desc_new(uint64_t page)
+{
+    if (!desc_left) {
+        desc_chunk = calloc(DESC_CHUNK, sizeof *desc_chunk);
+        if (!desc_chunk) {
+            perror("xlat: code page table");
+            exit(1);
+        }
+        desc_left = DESC_CHUNK;
+    }
+    desc_left--;
+    PageDesc *pd = desc_chunk++;
+    pd->page = page;
+    if (++npages > page_buckets() && page_hash_bits < PAGE_HASH_BITS_MAX)
+        page_hash_grow();
+    page_insert(pd);
     return pd;
+}
+
+static PageDesc *page_find(uint64_t page, bool alloc)
+{
+    for (PageDesc *pd = page_hash[hash_page(page)]; pd; pd = pd->next)
+        if (pd->page == page)
+            return pd;
+    return alloc ? page_desc_new(page) : NULL;
 }
 
 static void page_remove_tb(uint64_t page, TB *tb)
@@ -141,7 +197,7 @@ void tb_cache_reset(void)
 {
     memset(tb_hash, 0, sizeof *tb_hash << tb_hash_bits);
     memset(tb_filter, 0, FILTER_BYTES(tb_hash_bits));
-    for (size_t b = 0; b < ((size_t)1 << PAGE_HASH_BITS); b++)
+    for (size_t b = 0; b < page_buckets(); b++)
         for (PageDesc *pd = page_hash[b]; pd; pd = pd->next)
             pd->first = 0;
     __atomic_store_n(&ntbs, 0, __ATOMIC_RELEASE);
@@ -192,7 +248,7 @@ static void invalidate_range(uint64_t start, uint64_t len, bool mapping_changed)
     if (!code_rw || len == 0)
         return;
     xmutex_lock(&tb_lock);
-    if (last - first < ((uint64_t)1 << PAGE_HASH_BITS)) {
+    if (last - first < page_buckets()) {
         /* A small range (every mmap and mprotect of a program's start):
          * look its pages up rather than walk the whole table. */
         for (uint64_t p = first; p <= last; p++) {
@@ -201,7 +257,7 @@ static void invalidate_range(uint64_t start, uint64_t len, bool mapping_changed)
                 page_drop(pd, mapping_changed);
         }
     } else {
-        for (size_t b = 0; b < ((size_t)1 << PAGE_HASH_BITS); b++)
+        for (size_t b = 0; b < page_buckets(); b++)
             for (PageDesc *pd = page_hash[b]; pd; pd = pd->next)
                 if (pd->page >= first && pd->page <= last)
                     page_drop(pd, mapping_changed);
@@ -235,7 +291,7 @@ bool exec_unwatch_all(void)
     if (!code_rw)
         return false;
     xmutex_lock(&tb_lock);
-    for (size_t b = 0; b < ((size_t)1 << PAGE_HASH_BITS); b++)
+    for (size_t b = 0; b < page_buckets(); b++)
         for (PageDesc *pd = page_hash[b]; pd; pd = pd->next)
             if (guest_mem.ops->code_unwatch(pd->page, false)) {
                 page_invalidate(pd);
