@@ -24,21 +24,10 @@ static inline bool bit_test(const uint64_t *b, uint64_t i)
 static inline void bit_set(uint64_t *b, uint64_t i)   { __atomic_fetch_or(&b[i / 64], 1ULL << (i % 64), __ATOMIC_RELEASE); }
 static inline void bit_clear(uint64_t *b, uint64_t i) { __atomic_fetch_and(&b[i / 64], ~(1ULL << (i % 64)), __ATOMIC_RELEASE); }
 
-static uint64_t *bitmap_alloc(void)
-{
-    void *p = mmap(NULL, GUEST_PAGES / 8, PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (p == MAP_FAILED) {
-        perror("xlat: code page bitmap");
-        exit(1);
-    }
-    return p;
-}
-
 void code_watch_init(void)
 {
-    wp_bits = bitmap_alloc();
-    gw_bits = bitmap_alloc();
+    wp_bits = map_noreserve(GUEST_PAGES / 8);
+    gw_bits = map_noreserve(GUEST_PAGES / 8);
 }
 
 /* Write-protect the host page of guest page `page` if the guest may write it. */
