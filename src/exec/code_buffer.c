@@ -90,15 +90,15 @@ void prefault(void *p, size_t len)
     madvise((void *)a, e - a, MADV_POPULATE_WRITE);
 }
 
-#define AHEAD_MIN (32u << 10)
+#define AHEAD_MIN (16u << 10)
 #define AHEAD_MAX (1u << 20)
 
 void frontier_advance(Frontier *f, size_t used)
 {
     if (used + 4096 <= f->populated || f->populated >= f->size)
         return;
-    size_t step = f->populated < AHEAD_MIN ? AHEAD_MIN
-                  : f->populated > AHEAD_MAX ? AHEAD_MAX : f->populated;
+    size_t half = f->populated / 2;
+    size_t step = half < AHEAD_MIN ? AHEAD_MIN : half > AHEAD_MAX ? AHEAD_MAX : half;
     size_t from = f->populated > used ? f->populated : used & ~(size_t)4095;
     size_t to = from + step < f->size ? from + step : f->size;
     prefault(f->base + from, to - from);
