@@ -95,7 +95,7 @@ void prefault(void *p, size_t len)
 
 void frontier_advance(Frontier *f, size_t used)
 {
-    if (used + 4096 <= f->populated || f->populated >= f->size)
+    if (used + f->margin <= f->populated || f->populated >= f->size)
         return;
     size_t half = f->populated / 2;
     size_t step = half < AHEAD_MIN ? AHEAD_MIN : half > AHEAD_MAX ? AHEAD_MAX : half;
@@ -180,9 +180,12 @@ void code_buffer_init(void)
     Emit e = { .start = code_rw, .p = code_rw, .end = code_rw + CODE_SIZE };
     be_gen_runtime(&e, &jit_rt, guest_mem.base);
     code_base = code_used = (size_t)(e.p - code_rw + 63) & ~(size_t)63;
-    hot_area = (Frontier){ .base = code_rw, .size = HOT_END };
-    cold_area = (Frontier){ .base = code_rw + HOT_END, .size = CODE_SIZE - HOT_END };
-    pcmap_area = (Frontier){ .base = (uint8_t *)pcmap, .size = PCMAP_PAIRS * sizeof pcmap[0] };
+    /* A block's code has no fixed bound short of TRANSLATE_MAX_HOST: a page
+     * ahead covers nearly all; a rare larger one faults its last pages in. */
+    hot_area = (Frontier){ .base = code_rw, .size = HOT_END, .margin = 4096 };
+    cold_area = (Frontier){ .base = code_rw + HOT_END, .size = CODE_SIZE - HOT_END, .margin = 4096 };
+    pcmap_area = (Frontier){ .base = (uint8_t *)pcmap, .size = PCMAP_PAIRS * sizeof pcmap[0],
+                             .margin = TB_MAX_INSNS * sizeof pcmap[0] };
     /* The first pages every process writes code to, in one call rather
      * than a fault each (a fault costs microseconds in a VM). */
     prefault(code_rw, HOT_PREFAULT);

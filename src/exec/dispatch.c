@@ -83,7 +83,7 @@ bool tb_key_of(const CPUState *cpu, uint64_t pc, TBKey *key)
  * block then runs interpreted less often, nothing else. (32 KiB, populated
  * at every start: a pc of 8 bytes and a count of 1 made 72.) */
 #define SEEN_USED 0x80000000u
-static uint32_t seen[1u << SEEN_BITS] LARGE_BSS;
+static uint32_t seen[1u << SEEN_BITS] LARGE_BSS PAGE_ALIGNED;
 
 void dispatch_init(void)
 {

@@ -41,6 +41,9 @@ void prefault(void *p, size_t len);
  * /usr/bin/true start). For arrays most processes never touch, or populate
  * whole (prefault). */
 #define LARGE_BSS __attribute__((section(".lbss")))
+/* A table populated at a start begins a page: unaligned, its last part
+ * costs a page more. */
+#define PAGE_ALIGNED __attribute__((aligned(4096)))
 
 /*
  * An area filled from its start onwards (the code buffer's two parts, the
@@ -55,6 +58,7 @@ typedef struct Frontier {
     uint8_t *base;
     size_t size;            /* the area's bytes */
     size_t populated;       /* [base, base + populated) is (or once was) */
+    size_t margin;          /* the most one use may write past what is used */
 } Frontier;
 /* The area's first used bytes are in use: populate the next step when they
  * near the populated end. */

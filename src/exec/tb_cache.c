@@ -60,7 +60,7 @@ typedef struct PageDesc {
  */
 #define PAGE_HASH_BITS_MIN 9
 #define PAGE_HASH_BITS_MAX 20
-static PageDesc *page_hash[1u << PAGE_HASH_BITS_MAX] LARGE_BSS;
+static PageDesc *page_hash[1u << PAGE_HASH_BITS_MAX] LARGE_BSS PAGE_ALIGNED;
 static unsigned page_hash_bits = PAGE_HASH_BITS_MIN;
 static size_t npages;
 static PageDesc *desc_chunk;            /* descriptors are carved from chunks of DESC_CHUNK */
@@ -74,7 +74,7 @@ static Frontier tb_area;               /* the TB pool, populated ahead */
 void tb_cache_init(void)
 {
     tbs = map_noreserve(MAX_TBS * sizeof(TB));
-    tb_area = (Frontier){ .base = (uint8_t *)tbs, .size = MAX_TBS * sizeof(TB) };
+    tb_area = (Frontier){ .base = (uint8_t *)tbs, .size = MAX_TBS * sizeof(TB) };   /* used counts the new TB */
     tb_hash = map_noreserve(sizeof *tb_hash << HASH_BITS_MAX);
     prefault(tb_hash, sizeof *tb_hash << HASH_BITS_MIN);
     tb_filter = map_noreserve(FILTER_BYTES(HASH_BITS_MAX));
