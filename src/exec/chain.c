@@ -3,7 +3,7 @@
  * taken, to jump straight into its target TB, unless -d nochain or -d exec;
  * across guest pages too (--tune xpage): invalidation unlinks every jump
  * into a dropped TB, whatever page it comes from. Each TB keeps the list of
- * slots that jump into it (jmp_in, TB|slot tags), so unlinking is a walk of
+ * slots that jump into it (jmp_in, TBRef << 3 | slot tags), so unlinking is a walk of
  * that list, each jump put back to its exit stub with one atomic 4-byte
  * store of the rel32. All with tb_lock held.
  */
@@ -32,9 +32,9 @@ void tb_link(TB *src, int n, TB *dst, unsigned df)
         return;
     if (!(df & DF_XPAGE) && !same_page(src, dst))
         return;
-    src->jmp_dest[n] = dst;
+    src->jmp_dest[n] = tb_ref(dst);
     src->jmp_next[n] = dst->jmp_in;
-    dst->jmp_in = (uintptr_t)src | (uintptr_t)n;
+    dst->jmp_in = tb_ref(src) << 3 | (uint32_t)n;
     patch_jump(src, n, tb_entry_rw(dst));
     stats.chained++;
     warm_record_edge(src->pc, n, dst->pc);
@@ -43,30 +43,30 @@ void tb_link(TB *src, int n, TB *dst, unsigned df)
 void tb_unlink_all(TB *tb)
 {
     /* Jumps into tb go back to their exit stubs. */
-    for (uintptr_t in = tb->jmp_in; in;) {
-        TB *src = (TB *)(in & ~(uintptr_t)TB_SLOT_MASK);
+    for (uint32_t in = tb->jmp_in; in;) {
+        TB *src = tb_of_ref(in >> 3);
         int n = (int)(in & TB_SLOT_MASK);
         in = src->jmp_next[n];
         patch_jump(src, n, tb_entry_rw(src) + src->jmp_stub[n]);
-        src->jmp_dest[n] = NULL;
+        src->jmp_dest[n] = 0;
         src->jmp_next[n] = 0;
         stats.unchained++;
     }
     tb->jmp_in = 0;
     /* And tb leaves the incoming lists of its destinations. */
     for (int n = 0; n < TB_MAX_SLOTS; n++) {
-        TB *dst = tb->jmp_dest[n];
+        TB *dst = tb_of_ref(tb->jmp_dest[n]);
         if (!dst)
             continue;
-        uintptr_t me = (uintptr_t)tb | (uintptr_t)n;
-        for (uintptr_t *pp = &dst->jmp_in; *pp;) {
-            TB *t = (TB *)(*pp & ~(uintptr_t)TB_SLOT_MASK);
+        uint32_t me = tb_ref(tb) << 3 | (uint32_t)n;
+        for (uint32_t *pp = &dst->jmp_in; *pp;) {
+            TB *t = tb_of_ref(*pp >> 3);
             if (*pp == me) {
                 *pp = tb->jmp_next[n];
                 break;
             }
             pp = &t->jmp_next[*pp & TB_SLOT_MASK];
         }
-        tb->jmp_dest[n] = NULL;
+        tb->jmp_dest[n] = 0;
     }
 }

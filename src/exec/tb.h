@@ -76,6 +76,15 @@ typedef struct TBKey {
     uint32_t flags;         /* cpu->tb_flags it was translated under */
 } TBKey;
 
+/*
+ * A TB refers to other TBs by reference, its number + 1 (0: none), in 32
+ * bits: a pool of MAX_TBS TBs is 1 << 19. Its lists (the TBs that chain
+ * into it, the TBs of a page) are tags: a reference above the slot or page
+ * index bits. 216 bytes where pointers made 288: a warm python3 start
+ * populates ~30,000 of them.
+ */
+typedef uint32_t TBRef;
+
 typedef struct TB {
     uint64_t pc;            /* guest address of the first instruction */
     /* Next in its hash chain: next to pc, so that each step of a lookup
@@ -84,35 +93,34 @@ typedef struct TB {
     uint64_t phys;          /* TBKey.phys */
     uint64_t next_page;     /* TBKey.next_page */
     uint32_t flags;         /* TBKey.flags */
-    uint32_t guest_size;    /* bytes of guest code */
     uint32_t host_off;      /* entry offset in the code buffer */
-    uint32_t host_size;
     uint32_t cold_off;      /* its out-of-line code (code buffer offset, size) */
-    uint32_t cold_size;
-    uint16_t ninsns;
+    uint32_t pcmap;         /* index of ninsns (host_off, guest_off) pairs */
+    uint16_t guest_size;    /* bytes of guest code (at most 4 * TB_MAX_INSNS) */
+    uint16_t host_size;     /* at most TRANSLATE_MAX_HOST */
+    uint16_t cold_size;
+    uint8_t  ninsns;
     bool     valid;
     uint8_t  exit_kind;     /* TB_EXIT_*: jal/branch/fallthrough, jalr, other */
-    uint64_t page[2];       /* physical page numbers covered (TB_NO_PAGE: none) */
-    uintptr_t page_next[2]; /* next TB|index in the list of page[i] */
-
-    /* Chaining. slot n's jmp rel32 field is at host_off + jmp_field[n]. */
-    uint32_t  jmp_field[TB_MAX_SLOTS]; /* 0: no slot */
-    uint32_t  jmp_stub[TB_MAX_SLOTS];  /* offset of the slot's exit stub */
-    struct TB *jmp_dest[TB_MAX_SLOTS]; /* chained destination or NULL */
-    uintptr_t jmp_next[TB_MAX_SLOTS];  /* next TB|slot in jmp_dest[n]'s incoming list */
-    uintptr_t jmp_in;       /* head of the incoming list: TB|slot */
-
-    uint32_t pcmap;         /* index of ninsns (host_off, guest_off) pairs */
     uint8_t  nremap;        /* host registers this block maps differently */
     TBRemap  remap[TB_MAX_REMAP];
+    /* Softmmu: the guest loads and stores it probes the TLB for inline,
+     * and which TLB (exec/softmmu.h): -d stats' access counts. */
+    uint8_t  tlb_idx;
+    uint16_t naccess;
+    uint64_t page[2];       /* physical page numbers covered (TB_NO_PAGE: none) */
+    uint32_t page_next[2];  /* next TBRef << 1 | index in the list of page[i] */
+    uint32_t jmp_in;        /* chaining: head of the incoming list, TBRef << 3 | slot */
+
+    /* Chaining. slot n's jmp rel32 field is at host_off + jmp_field[n]. */
+    uint32_t jmp_field[TB_MAX_SLOTS]; /* 0: no slot */
+    uint32_t jmp_stub[TB_MAX_SLOTS];  /* offset of the slot's exit stub */
+    TBRef    jmp_dest[TB_MAX_SLOTS];  /* chained destination or 0 */
+    uint32_t jmp_next[TB_MAX_SLOTS];  /* next TBRef << 3 | slot in jmp_dest[n]'s incoming list */
 
     /* -d stats only: entries into this block, counted by its own code
      * (be_tb_start), chained entries included. */
     uint64_t execs;
-    /* Softmmu: the guest loads and stores it probes the TLB for inline,
-     * and which TLB (exec/softmmu.h): -d stats' access counts. */
-    uint16_t naccess;
-    uint8_t tlb_idx;
 } TB;
 
 /* -- Code buffer (code_buffer.c) ------------------------------------------ */
@@ -157,6 +165,8 @@ extern JitRuntime jit_rt;
  * its TB by number: x86/backend.h). */
 uint32_t tb_number(const TB *tb);
 TB *tb_numbered(uint32_t n);
+static inline TBRef tb_ref(const TB *tb) { return tb_number(tb) + 1; }
+static inline TB *tb_of_ref(TBRef r) { return r ? tb_numbered(r - 1) : NULL; }
 
 /* pcmap storage: pairs of (host offset from TB entry, guest offset). */
 uint16_t *tb_pcmap_alloc(unsigned n, uint32_t *index);

@@ -47,7 +47,7 @@ uint64_t *tb_filter;                    /* 8 << tb_hash_bits bits in use, as tb_
 
 typedef struct PageDesc {
     uint64_t page;
-    uintptr_t first;                    /* TB|index list of TBs on this page */
+    uint32_t first;                     /* TBRef << 1 | index list of TBs on this page */
     struct PageDesc *next;
 } PageDesc;
 
@@ -182,9 +182,9 @@ static void page_remove_tb(uint64_t page, TB *tb)
     PageDesc *pd = page_find(page, false);
     if (!pd)
         return;
-    for (uintptr_t *pp = &pd->first; *pp;) {
-        TB *t = (TB *)(*pp & ~(uintptr_t)3);
-        int i = (int)(*pp & 3);
+    for (uint32_t *pp = &pd->first; *pp;) {
+        TB *t = tb_of_ref(*pp >> 1);
+        int i = (int)(*pp & 1);
         if (t == tb) {
             *pp = t->page_next[i];
             return;
@@ -222,7 +222,7 @@ void tb_invalidate(TB *tb)
 static void page_invalidate(PageDesc *pd)
 {
     while (pd->first)
-        tb_invalidate((TB *)(pd->first & ~(uintptr_t)3));
+        tb_invalidate(tb_of_ref(pd->first >> 1));
 }
 
 /* One page of invalidate_range. */
@@ -392,7 +392,7 @@ static void tb_add_pages(TB *tb, const TBKey *key)
             continue;
         PageDesc *pd = page_find(tb->page[i], true);
         tb->page_next[i] = pd->first;
-        pd->first = (uintptr_t)tb | (uintptr_t)i;
+        pd->first = tb_ref(tb) << 1 | (uint32_t)i;
         guest_mem.ops->code_watch(tb->page[i]);
     }
 }
@@ -464,9 +464,15 @@ int tb_translate(CPUState *cpu, const TBKey *key, TB **out)
         guest_mem.ops->code_watch(second_page(key));
     bool keep = pcache_capture_begin(pc);
     translate_block(tb, &e, &cold, map);
-    tb->host_size = (uint32_t)(e.p - e.start);
+    _Static_assert(TRANSLATE_MAX_HOST <= UINT16_MAX, "TB.host_size and cold_size are 16 bits");
+    if (e.p - e.start > TRANSLATE_MAX_HOST || cold.p - cold.start > TRANSLATE_MAX_HOST) {
+        fprintf(stderr, "xlat: internal error: block at 0x%llx took more host code than "
+                "TRANSLATE_MAX_HOST\n", (unsigned long long)pc);
+        abort();
+    }
+    tb->host_size = (uint16_t)(e.p - e.start);
     tb->cold_off = (uint32_t)cold_used;
-    tb->cold_size = (uint32_t)(cold.p - cold.start);
+    tb->cold_size = (uint16_t)(cold.p - cold.start);
     uint16_t *dst = tb_pcmap_alloc(tb->ninsns, &tb->pcmap);
     memcpy(dst, map, tb->ninsns * sizeof map[0]);
     code_used = off + tb->host_size;

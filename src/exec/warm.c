@@ -101,7 +101,7 @@ static void warm_chain(void)
         if (src && dst && n < TB_MAX_SLOTS && src->jmp_field[n] && !src->jmp_dest[n] &&
             be_stub_target(src, n) == dst_pc) {
             tb_link(src, n, dst, df);
-            stats.warm_chained += src->jmp_dest[n] == dst;
+            stats.warm_chained += src->jmp_dest[n] == tb_ref(dst);
         }
     }
     xmutex_unlock(&tb_lock);

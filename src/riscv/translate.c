@@ -959,7 +959,7 @@ void translate_block(TB *tb, Emit *e, Emit *cold, uint16_t map[][2])
             insn_decode(fetch(pc), &in);
         map[n][0] = (uint16_t)(c.e.p - c.entry);
         map[n][1] = (uint16_t)(pc - tb->pc);
-        tb->ninsns = (uint16_t)(n + 1);
+        tb->ninsns = (uint8_t)(n + 1);
         t.pc = pc;
         t.n = n;
         t.next = n + 1 < npre ? &pre[n + 1] : NULL;
@@ -979,7 +979,7 @@ void translate_block(TB *tb, Emit *e, Emit *cold, uint16_t map[][2])
             break;
         }
     }
-    tb->guest_size = (uint32_t)(pc - tb->pc);
+    tb->guest_size = (uint16_t)(pc - tb->pc);
     be_tb_finish(&c);
     be_end_remap();
     e->p = c.e.p;
