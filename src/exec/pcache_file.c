@@ -480,12 +480,13 @@ static bool make_dirs(char *path, size_t keep)
  * start used to try each component's mkdir). */
 int pcache_open_dir(char *path, size_t keep)
 {
+    /* openat: musl's open follows O_CLOEXEC with an fcntl for old kernels */
     const int flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
-    int fd = open(path, flags);
+    int fd = openat(AT_FDCWD, path, flags);
     if (fd < 0 && errno == ENOENT) {
         if (!make_dirs(path, keep))
             return -1;
-        fd = open(path, flags);
+        fd = openat(AT_FDCWD, path, flags);
     }
     struct stat st;
     if (fd < 0 || fstat(fd, &st) != 0 || st.st_uid != geteuid() ||

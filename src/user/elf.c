@@ -415,9 +415,16 @@ static void release_file(FileBytes *fb)
 static int read_interp(const char *ipath, FileBytes *fb, char *hostpath, size_t hplen,
                        char *err, size_t errlen)
 {
-    char buf[PATH_MAX];
-    snprintf(hostpath, hplen, "%s", path_rooted() ? ipath : path_resolve(ipath, buf, sizeof buf));
-    int fd = path_open(ipath, O_RDONLY | O_NONBLOCK);    /* a FIFO fails the checks, never blocks */
+    /* Resolved once for both the name and the open (-L asks the kernel
+     * whether the prefixed file exists). */
+    GuestPath gp;
+    int fd = path_lookup_at(AT_FDCWD, ipath, PATH_FOLLOW | PATH_LOOKUP, &gp);
+    snprintf(hostpath, hplen, "%s", path_rooted() || fd < 0 ? ipath : path_host_abs(&gp));
+    if (fd == 0) {
+        fd = openat(gp.dirfd, gp.host, O_RDONLY | O_NONBLOCK | O_CLOEXEC);   /* a FIFO fails the checks, never blocks */
+        fd = fd < 0 ? -errno : fd;
+        path_put(&gp);
+    }
     if (fd < 0)
         return elf_error(err, errlen, "%s", strerror(-fd));
     int r = read_fd(fd, fb, err, errlen);
