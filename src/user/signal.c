@@ -188,17 +188,12 @@ static void sigact_load(int sig)
 
 static void host_signal_handler(int sig, siginfo_t *si, void *uctx);
 
-/*
- * Make the host disposition of sig follow the guest's (sigact_lock held).
- * SIGSEGV/SIGBUS stay with fault.c, which forwards the ones sent by kill().
- */
-static void host_follow(int sig)
+/* The host disposition that makes sig follow the guest's (sigact_lock held). */
+static struct host_ksigaction host_action(int sig)
 {
     const struct target_sigaction *a = &sigact[sig];
     struct host_ksigaction ka = { .flags = HOST_SA_RESTORER, .restorer = xlat_sigrestorer };
 
-    if (sig == SIGKILL || sig == SIGSTOP || sig == SIGSEGV || sig == SIGBUS)
-        return;
     if (a->handler == TARGET_SIG_IGN) {
         ka.handler = SIG_IGN;
     } else if (a->handler == TARGET_SIG_DFL && !sig_default_core(sig)) {
@@ -210,25 +205,34 @@ static void host_follow(int sig)
     }
     if (sig == SIGCHLD)
         ka.flags |= a->flags & (SA_NOCLDSTOP | SA_NOCLDWAIT);
+    return ka;
+}
+
+/*
+ * Make the host disposition of sig follow the guest's (sigact_lock held).
+ * SIGSEGV/SIGBUS stay with fault.c, which forwards the ones sent by kill().
+ */
+static void host_follow(int sig)
+{
+    if (sig == SIGKILL || sig == SIGSTOP || sig == SIGSEGV || sig == SIGBUS)
+        return;
+    struct host_ksigaction ka = host_action(sig);
     host_sigaction(sig, &ka, NULL);
 }
 
 /*
- * At the start, for a signal whose default dumps core (the host must catch
- * it to report the guest's state, sigact_lock held): what sigact_load then
- * host_follow do, in one call when the host's disposition is the default,
+ * At the start, for a signal whose default dumps core (the host catches it
+ * to report the guest's state; sigact_lock held): sigact_load and then
+ * host_follow, in one call while the disposition exec left is the default,
  * as it nearly always is (nine signals: a start made 18 calls).
  */
 static void sigact_take(int sig)
 {
-    struct host_ksigaction ka = { .handler = (void *)host_signal_handler,
-                                  .flags = HOST_SA_RESTORER | SA_SIGINFO,
-                                  .restorer = xlat_sigrestorer, .mask = ~0ULL };
-    struct host_ksigaction old;
     if (sig == SIGSEGV || sig == SIGBUS || sigact_known & SIGBIT(sig)) {
         sigact_load(sig);               /* fault.c's own; or asked already */
         return;
     }
+    struct host_ksigaction ka = host_action(sig), old;     /* the guest's default: caught */
     if (host_sigaction(sig, &ka, &old) == 0 && old.handler == SIG_IGN) {
         sigact[sig].handler = TARGET_SIG_IGN;   /* ignored stays ignored across exec */
         host_follow(sig);
