@@ -416,15 +416,11 @@ static int read_interp(const char *ipath, FileBytes *fb, char *hostpath, size_t 
                        char *err, size_t errlen)
 {
     /* Resolved once for both the name and the open (-L asks the kernel
-     * whether the prefixed file exists). */
-    GuestPath gp;
-    int fd = path_lookup_at(AT_FDCWD, ipath, PATH_FOLLOW | PATH_LOOKUP, &gp);
-    snprintf(hostpath, hplen, "%s", path_rooted() || fd < 0 ? ipath : path_host_abs(&gp));
-    if (fd == 0) {
-        fd = openat(gp.dirfd, gp.host, O_RDONLY | O_NONBLOCK | O_CLOEXEC);   /* a FIFO fails the checks, never blocks */
-        fd = fd < 0 ? -errno : fd;
-        path_put(&gp);
-    }
+     * whether the prefixed file exists). O_NONBLOCK: a FIFO fails the
+     * checks, never blocks. */
+    snprintf(hostpath, hplen, "%s", ipath);
+    int fd = path_open_named(AT_FDCWD, ipath, PATH_FOLLOW | PATH_LOOKUP, O_RDONLY | O_NONBLOCK,
+                             path_rooted() ? NULL : hostpath, hplen);
     if (fd < 0)
         return elf_error(err, errlen, "%s", strerror(-fd));
     int r = read_fd(fd, fb, err, errlen);

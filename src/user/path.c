@@ -626,17 +626,25 @@ void path_put(GuestPath *p)
     p->raw = NULL;
 }
 
-int path_open_at(int dirfd, const char *guest_path, unsigned how, int flags)
+int path_open_named(int dirfd, const char *guest_path, unsigned how, int flags, char *name,
+                    size_t len)
 {
     GuestPath gp;
     int err = path_lookup_at(dirfd, guest_path, how, &gp);
     if (err < 0)
         return err;
+    if (name)
+        snprintf(name, len, "%s", path_host_abs(&gp));
     int fd = openat(gp.dirfd, gp.host, flags | O_CLOEXEC);
     if (fd < 0)
         err = -errno;
     path_put(&gp);
     return fd < 0 ? err : fd;
+}
+
+int path_open_at(int dirfd, const char *guest_path, unsigned how, int flags)
+{
+    return path_open_named(dirfd, guest_path, how, flags, NULL, 0);
 }
 
 const char *path_host_abs(GuestPath *p)

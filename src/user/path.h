@@ -89,6 +89,10 @@ long path_getcwd(char *buf, size_t len);
  */
 int path_open_at(int dirfd, const char *guest_path, unsigned how, int flags);
 int path_open(const char *guest_path, int flags);
+/* path_open_at, and the host path the name resolved to (path_host_abs)
+ * into name[len] when it resolved (NULL: not wanted), opened or not. */
+int path_open_named(int dirfd, const char *guest_path, unsigned how, int flags, char *name,
+                    size_t len);
 
 /* Is --root in effect? */
 bool path_rooted(void);
