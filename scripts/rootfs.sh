@@ -51,8 +51,14 @@ ready() { [[ -f $STAMP ]] && [[ $(head -n 1 "$STAMP") == "$WANT" ]]; }
 
 # What maintainer scripts would have configured that programs rely on:
 # base-passwd's /etc/passwd and /etc/group (ls -l, tar and id name users
-# by them; under xlat --root the guest sees no other). Idempotent, so an
-# existing tree gets it too.
+# by them; under xlat --root the guest sees no other). And an empty
+# /usr/lib/python3/dist-packages (the python3 package's, not installed
+# here): python3's site module reads that directory, and under -L a path
+# the tree lacks is the host's, as with qemu-riscv64 -L, so a guest
+# python3 with its default prefix ran a Debian host's *.pth hooks
+# (setuptools' _distutils_hack ...): 17 % more instructions in `python3 -c
+# pass`, and modules that depend on what the host has installed.
+# Idempotent, so an existing tree gets it too.
 configure_tree() {
     local f
     for f in passwd group; do
@@ -61,6 +67,7 @@ configure_tree() {
                 mv "$1/etc/$f.xlat-tmp" "$1/etc/$f"
         fi
     done
+    mkdir -p "$1/usr/lib/python3/dist-packages"
 }
 
 FORCE=0
