@@ -25,6 +25,7 @@ PKGS=(
     debootstrap                      # fetches real riscv64 Debian programs
     debian-archive-keyring           # ... and verifies them
     e2fsprogs kmod                   # scripts/system-disk.sh: mke2fs -d, depmod
+    linux-perf                       # tests/perfmap.sh: perf report names translated code
     file coreutils diffutils util-linux gzip
 )
 

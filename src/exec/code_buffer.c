@@ -1,6 +1,6 @@
 /*
- * The code buffer: one memfd mapped twice, read-write (where the JIT writes)
- * and read-execute (where code runs); no page is ever writable and
+ * The code buffer: shared memory mapped twice, read-write (where the JIT
+ * writes) and read-execute (where code runs); no page is ever writable and
  * executable. It holds the runtime stubs (x86/backend.c) and then the TBs,
  * allocated forwards: each TB's hot code below HOT_END, its out-of-line
  * code (slow paths, exit stubs) above it, so that hot code is dense in the
@@ -12,9 +12,9 @@
  * mapping one code buffer are counted in MAP_SHARED memory (code_owners:
  * fork adds the child, exit takes a process away), and a process writes to
  * its code buffer (a translation, a chain patch) only while it is the
- * buffer's one owner; otherwise it first copies the buffer into a new memfd
- * of its own, mapped over the same two addresses (code_make_private), so
- * the TBs it keeps stay valid and neither process ever sees the other's
+ * buffer's one owner; otherwise it first copies the buffer into new shared
+ * memory of its own, moved over the same two addresses (code_make_private),
+ * so the TBs it keeps stay valid and neither process ever sees the other's
  * writes. A child that only runs code its parent translated and chained
  * (fork warm-up) copies nothing: copying 1 MB of code at every fork of bash
  * took a quarter of a fork-heavy script's time. A count can only be too
@@ -24,6 +24,7 @@
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -122,36 +123,30 @@ uint16_t *tb_pcmap_alloc(unsigned n, uint32_t *index)
     return pcmap[*index];
 }
 
-/* A memfd of the code buffer's size, or -1. */
-static int code_buffer_create(void)
+/*
+ * New views of fresh code memory: shared anonymous memory, read-write, and
+ * a second mapping of the same pages (mremap with an old size of 0 makes
+ * one of a shared mapping), made read-execute before it is used. No file
+ * backs them, so perf takes -perfmap's /tmp/perf-PID.map for their code,
+ * as for any JIT's anonymous code (a memfd's views were a file to it, one
+ * it could not read: no guest symbol in perf report).
+ */
+static bool code_views_new(uint8_t **rw, uint8_t **rx)
 {
-    int fd = memfd_create("xlat-code", MFD_CLOEXEC);
-    if (fd >= 0 && ftruncate(fd, CODE_SIZE) != 0) {
-        close(fd);
-        fd = -1;
+    void *w = mmap(NULL, CODE_SIZE, PROT_READ | PROT_WRITE,
+                   MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (w == MAP_FAILED)
+        return false;
+    void *x = mremap(w, 0, CODE_SIZE, MREMAP_MAYMOVE);
+    if (x != MAP_FAILED && mprotect(x, CODE_SIZE, PROT_READ | PROT_EXEC) == 0) {
+        *rw = w;
+        *rx = x;
+        return true;
     }
-    return fd;
-}
-
-/* Map memfd fd as the code buffer (and close it): anywhere the first time,
- * over the old views after a fork. */
-static void code_buffer_map(int fd)
-{
-    if (fd < 0) {
-        perror("xlat: code buffer");
-        exit(1);
-    }
-    void *want_rw = code_rw, *want_rx = code_rw ? (void *)code_rx_of(code_rw) : NULL;
-    int fixed = code_rw ? MAP_FIXED : 0;
-    void *rw = mmap(want_rw, CODE_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED | fixed, fd, 0);
-    void *rx = mmap(want_rx, CODE_SIZE, PROT_READ | PROT_EXEC, MAP_SHARED | fixed, fd, 0);
-    if (rw == MAP_FAILED || rx == MAP_FAILED) {
-        perror("xlat: code buffer");
-        exit(1);
-    }
-    close(fd);
-    code_rw = rw;
-    code_rx_delta = (uint8_t *)rx - (uint8_t *)rw;
+    if (x != MAP_FAILED)
+        munmap(x, CODE_SIZE);
+    munmap(w, CODE_SIZE);
+    return false;
 }
 
 static int *owners_alloc(void)
@@ -174,7 +169,12 @@ static int *owners_alloc(void)
 
 void code_buffer_init(void)
 {
-    code_buffer_map(code_buffer_create());
+    uint8_t *rx;
+    if (!code_views_new(&code_rw, &rx)) {
+        perror("xlat: code buffer");
+        exit(1);
+    }
+    code_rx_delta = rx - code_rw;
     code_owners = owners_alloc();
     pcmap = map_noreserve(PCMAP_PAIRS * sizeof pcmap[0]);
     Emit e = { .start = code_rw, .p = code_rw, .end = code_rw + CODE_SIZE };
@@ -194,29 +194,34 @@ void code_buffer_init(void)
     cold_area.populated = COLD_PREFAULT;
 }
 
-/* Copy [from, to) of the code buffer into fd at the same offset. */
-static bool copy_code(int fd, size_t from, size_t to)
+/* Copy [from, to) of the code buffer into the views at rw (populated first:
+ * a page at a time, the copy would fault each in). */
+static void copy_code(uint8_t *rw, size_t from, size_t to)
 {
-    while (from < to) {
-        ssize_t n = pwrite(fd, code_rw + from, to - from, (off_t)from);
-        if (n <= 0)
-            return false;
-        from += (size_t)n;
-    }
-    return true;
+    prefault(rw + from, to - from);
+    memcpy(rw + from, code_rw + from, to - from);
 }
 
 void code_make_private(void)
 {
     if (!code_owners || __atomic_load_n(code_owners, __ATOMIC_ACQUIRE) == 1)
         return;
-    int fd = code_buffer_create();
-    if (fd < 0 || !(copy_code(fd, 0, code_used) && copy_code(fd, HOT_END, cold_used))) {
+    uint8_t *rw, *rx;
+    uint8_t *old_rx = code_rw + code_rx_delta;
+    if (!code_views_new(&rw, &rx)) {
         fprintf(stderr, "xlat: cannot copy the code buffer after fork\n");
         _exit(127);
     }
-    code_buffer_map(fd);
-    /* The new memfd has pages up to the ends copied, none ahead of them. */
+    copy_code(rw, 0, code_used);
+    copy_code(rw, HOT_END, cold_used);
+    /* Each view moved over the old one in one step: another thread running
+     * code meanwhile runs the old copy or the new, both the same. */
+    if (mremap(rw, CODE_SIZE, CODE_SIZE, MREMAP_MAYMOVE | MREMAP_FIXED, code_rw) == MAP_FAILED ||
+        mremap(rx, CODE_SIZE, CODE_SIZE, MREMAP_MAYMOVE | MREMAP_FIXED, old_rx) == MAP_FAILED) {
+        fprintf(stderr, "xlat: cannot copy the code buffer after fork\n");
+        _exit(127);
+    }
+    /* The new pages go up to the ends copied, none ahead of them. */
     hot_area.populated = code_used & ~(size_t)4095;
     cold_area.populated = (cold_used - HOT_END) & ~(size_t)4095;
     stats.code_copies++;
