@@ -149,16 +149,11 @@ static bool code_views_new(uint8_t **rw, uint8_t **rx)
     return false;
 }
 
-static int *owners_alloc(void)
-{
-    int *p = mmap(NULL, sizeof *p, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED) {
-        perror("xlat: code buffer");
-        exit(1);
-    }
-    *p = 1;
-    return p;
-}
+/* The count of processes mapping a code buffer (code_owners) is kept in
+ * the buffer's first bytes, before the runtime stubs: a fork shares it with
+ * the code, a copy starts its own (one shared page fewer to make at every
+ * start). */
+#define OWNERS_BYTES 64
 
 /* What a short process writes: /usr/bin/true about 30 KiB of hot code and
  * 24 KiB of cold (exit stubs of 13 bytes), in line with python3's 58:42.
@@ -175,9 +170,11 @@ void code_buffer_init(void)
         exit(1);
     }
     code_rx_delta = rx - code_rw;
-    code_owners = owners_alloc();
+    code_owners = (int *)code_rw;
+    *code_owners = 1;
     pcmap = map_noreserve(PCMAP_PAIRS * sizeof pcmap[0]);
-    Emit e = { .start = code_rw, .p = code_rw, .end = code_rw + CODE_SIZE };
+    Emit e = { .start = code_rw + OWNERS_BYTES, .p = code_rw + OWNERS_BYTES,
+               .end = code_rw + CODE_SIZE };
     be_gen_runtime(&e, &jit_rt, guest_mem.base);
     code_base = code_used = (size_t)(e.p - code_rw + 63) & ~(size_t)63;
     /* A block's code has no fixed bound short of TRANSLATE_MAX_HOST: a page
@@ -214,9 +211,14 @@ void code_make_private(void)
     }
     copy_code(rw, 0, code_used);
     copy_code(rw, HOT_END, cold_used);
+    *(int *)rw = 1;
+    /* The old count's page stays mapped past the move, to leave the old
+     * buffer only once this process no longer runs its code. */
+    int *shared = mremap(code_rw, 0, 4096, MREMAP_MAYMOVE);
     /* Each view moved over the old one in one step: another thread running
      * code meanwhile runs the old copy or the new, both the same. */
-    if (mremap(rw, CODE_SIZE, CODE_SIZE, MREMAP_MAYMOVE | MREMAP_FIXED, code_rw) == MAP_FAILED ||
+    if (shared == MAP_FAILED ||
+        mremap(rw, CODE_SIZE, CODE_SIZE, MREMAP_MAYMOVE | MREMAP_FIXED, code_rw) == MAP_FAILED ||
         mremap(rx, CODE_SIZE, CODE_SIZE, MREMAP_MAYMOVE | MREMAP_FIXED, old_rx) == MAP_FAILED) {
         fprintf(stderr, "xlat: cannot copy the code buffer after fork\n");
         _exit(127);
@@ -225,10 +227,8 @@ void code_make_private(void)
     hot_area.populated = code_used & ~(size_t)4095;
     cold_area.populated = (cold_used - HOT_END) & ~(size_t)4095;
     stats.code_copies++;
-    int *shared = code_owners;
-    code_owners = owners_alloc();
     __atomic_fetch_sub(shared, 1, __ATOMIC_RELEASE);   /* after the last use of its memory */
-    munmap(shared, sizeof *shared);
+    munmap(shared, 4096);
 }
 
 void exec_process_exit(void)
