@@ -42,16 +42,25 @@ typedef struct {
     uint64_t pc[WARM_SLOTS];
     WarmEdge edge[WARM_SLOTS];
 } WarmRing;
+static bool warm_on;            /* --tune fork-warm */
 static WarmRing *warm;          /* shared with every fork of this program */
 static uint64_t warm_seen;      /* ring position this process translated up to */
 static uint64_t warm_edge_seen; /* edge ring position this process chained up to */
 static unsigned warm_budget;    /* pcs this process may still append */
 static unsigned warm_edge_budget;
 
-void warm_init(void)
+void warm_init(void) { warm_on = true; }
+
+/* The ring, made at a program's first fork: only a forked process writes
+ * to it, and most processes never fork (a shared mapping made at every
+ * start cost a short one microseconds). */
+static bool warm_ring(void)
 {
-    void *p = mmap(NULL, sizeof *warm, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    warm = p == MAP_FAILED ? NULL : p;
+    if (!warm) {
+        void *p = mmap(NULL, sizeof *warm, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+        warm = p == MAP_FAILED ? NULL : p;
+    }
+    return warm != NULL;
 }
 
 void warm_child(void) { warm_budget = warm_edge_budget = WARM_RECORD; }
@@ -110,7 +119,7 @@ static void warm_chain(void)
 
 void exec_before_fork(void)
 {
-    if (!warm || !this_cpu)
+    if (!warm_on || !this_cpu || !warm_ring())
         return;
     uint64_t head = __atomic_load_n(&warm->head, __ATOMIC_RELAXED);
     if (head - warm_seen > WARM_SLOTS)
