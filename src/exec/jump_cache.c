@@ -277,10 +277,12 @@ static void jc_select(CPUState *cpu)
 
 /* The poison table is only read (a probe of a kicked vCPU): its pages stay
  * the zero page, not populated like a set's (a page fault each in every
- * process for nothing). */
+ * process for nothing). Never unmapped, it comes from the tables'
+ * reservation (map_noreserve), one mmap fewer at a start. */
 void jump_cache_init(void)
 {
-    jc_poison = jc_alloc();
+    jc_poison = map_noreserve(jc_bytes());
+    jc_poison[0].pc = 1;
 }
 
 void exec_kick(CPUState *cpu)
