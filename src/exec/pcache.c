@@ -38,6 +38,7 @@
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/auxv.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -73,7 +74,10 @@ static uint64_t compute_config(void)
 
 void pcache_init(int (*own_fd)(int fd), const char *dir)
 {
-    if (!tune.cache || getuid() != geteuid() ||
+    /* The cache is the user's who ran xlat (its ids at exec: no system
+     * call, and a guest's setuid later changes nothing). */
+    pcache_owner = (uid_t)getauxval(AT_EUID);
+    if (!tune.cache || getauxval(AT_UID) != pcache_owner ||
         (log_mask & (LOG_IN_ASM | LOG_OUT_ASM)) || !guest_mem.ops->code_origin)
         return;
     build_hash = pcache_build_hash();

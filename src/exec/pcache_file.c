@@ -37,6 +37,7 @@ Module modules[MAX_MODULES] LARGE_BSS;
 int nmodules;
 LEAF_MUTEX(module_lock)
 int dir_fd = -1;
+uid_t pcache_owner;
 uint64_t build_hash, config_hash, prog_bits;
 uint64_t dir_max = DIR_MAX_DEFAULT;
 
@@ -235,7 +236,7 @@ const uint8_t *pcache_map_file(const Module *m, size_t *len, ino_t *ino, const c
     }
     struct stat st;
     const uint8_t *p = NULL;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != pcache_owner ||
         (st.st_mode & 077)) {
         *why = "not this user's own file (refused)";
         goto out;
@@ -489,7 +490,7 @@ int pcache_open_dir(char *path, size_t keep)
         fd = openat(AT_FDCWD, path, flags);
     }
     struct stat st;
-    if (fd < 0 || fstat(fd, &st) != 0 || st.st_uid != geteuid() ||
+    if (fd < 0 || fstat(fd, &st) != 0 || st.st_uid != pcache_owner ||
         ((st.st_mode & 077) && fchmod(fd, 0700) != 0)) {
         if (fd >= 0)
             close(fd);
@@ -683,7 +684,7 @@ void pcache_note_programs(const Module *m)
         return;
     struct stat st;
     size_t noted = 0;
-    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == pcache_owner &&
         st.st_ino == m->map_ino && (size_t)st.st_size == m->maplen) {
         for (size_t i = 0; i < m->nhot; i++) {
             const FileEnt *e = pcache_find(m->ent, m->nent, m->hot[i]);

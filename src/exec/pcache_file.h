@@ -229,6 +229,7 @@ typedef struct Module {
 extern Module modules[MAX_MODULES];
 extern int nmodules;
 extern int dir_fd;                      /* the cache directory */
+extern uid_t pcache_owner;              /* its user's id: xlat's effective uid at exec */
 extern uint64_t build_hash, config_hash, dir_max;
 /*
  * The program this process runs (the first module, its main executable),

@@ -80,10 +80,12 @@ static int build_auxv(uint64_t *av, const GuestImage *img, uint64_t rand_addr,
     AUX(AT_BASE, img->interp_base);
     AUX(AT_FLAGS, 0);
     AUX(AT_ENTRY, img->prog_entry);
-    AUX(AT_UID, getuid());
-    AUX(AT_EUID, geteuid());
-    AUX(AT_GID, getgid());
-    AUX(AT_EGID, getegid());
+    /* The kernel's to xlat at its exec, as it would give a native program
+     * (no system call each). */
+    AUX(AT_UID, getauxval(AT_UID));
+    AUX(AT_EUID, getauxval(AT_EUID));
+    AUX(AT_GID, getauxval(AT_GID));
+    AUX(AT_EGID, getauxval(AT_EGID));
     AUX(AT_SECURE, getauxval(AT_SECURE));   /* binfmt_misc C: a setuid program */
     AUX(AT_RANDOM, rand_addr);
     /* riscv64 defines no ELF_HWCAP2 and no AT_PLATFORM. */
