@@ -187,7 +187,13 @@ static void jc_empty_all(CPUState *cpu)
     set_empty(cpu, cpu->jc_sets->cur);
 }
 
-/* An empty table (entry 0's tag is 1: no pc 0 matches it). */
+/* Zeroed memory jc as an empty table (entry 0's tag is 1: no pc 0 matches it). */
+static JCEntry *jc_emptied(JCEntry *jc)
+{
+    jc[0].pc = 1;
+    return jc;
+}
+
 static JCEntry *jc_alloc(void)
 {
     JCEntry *jc = mmap(NULL, jc_bytes(), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
@@ -196,8 +202,7 @@ static JCEntry *jc_alloc(void)
         perror("xlat: jump cache");
         exit(1);
     }
-    jc[0].pc = 1;
-    return jc;
+    return jc_emptied(jc);
 }
 
 /* Give s its (empty) table and fill log. */
@@ -281,8 +286,7 @@ static void jc_select(CPUState *cpu)
  * reservation (map_noreserve), one mmap fewer at a start. */
 void jump_cache_init(void)
 {
-    jc_poison = map_noreserve(jc_bytes());
-    jc_poison[0].pc = 1;
+    jc_poison = jc_emptied(map_noreserve(jc_bytes()));
 }
 
 void exec_kick(CPUState *cpu)

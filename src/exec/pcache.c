@@ -38,8 +38,8 @@
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/auxv.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <unistd.h>
 
 #include "exec/exec.h"
