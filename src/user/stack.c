@@ -80,8 +80,8 @@ static int build_auxv(uint64_t *av, const GuestImage *img, uint64_t rand_addr,
     AUX(AT_BASE, img->interp_base);
     AUX(AT_FLAGS, 0);
     AUX(AT_ENTRY, img->prog_entry);
-    /* The kernel's to xlat at its exec, as it would give a native program
-     * (no system call each). */
+    /* The ids the kernel gave xlat at its exec: what it would give the
+     * program run natively, and no system call each. */
     AUX(AT_UID, getauxval(AT_UID));
     AUX(AT_EUID, getauxval(AT_EUID));
     AUX(AT_GID, getauxval(AT_GID));
