@@ -199,16 +199,20 @@ static void copy_code(uint8_t *rw, size_t from, size_t to)
     memcpy(rw + from, code_rw + from, to - from);
 }
 
+static __attribute__((noreturn)) void copy_failed(void)
+{
+    fprintf(stderr, "xlat: cannot copy the code buffer after fork\n");
+    _exit(127);
+}
+
 void code_make_private(void)
 {
     if (!code_owners || __atomic_load_n(code_owners, __ATOMIC_ACQUIRE) == 1)
         return;
     uint8_t *rw, *rx;
     uint8_t *old_rx = code_rw + code_rx_delta;
-    if (!code_views_new(&rw, &rx)) {
-        fprintf(stderr, "xlat: cannot copy the code buffer after fork\n");
-        _exit(127);
-    }
+    if (!code_views_new(&rw, &rx))
+        copy_failed();
     copy_code(rw, 0, code_used);
     copy_code(rw, HOT_END, cold_used);
     *(int *)rw = 1;
@@ -219,10 +223,8 @@ void code_make_private(void)
      * code meanwhile runs the old copy or the new, both the same. */
     if (shared == MAP_FAILED ||
         mremap(rw, CODE_SIZE, CODE_SIZE, MREMAP_MAYMOVE | MREMAP_FIXED, code_rw) == MAP_FAILED ||
-        mremap(rx, CODE_SIZE, CODE_SIZE, MREMAP_MAYMOVE | MREMAP_FIXED, old_rx) == MAP_FAILED) {
-        fprintf(stderr, "xlat: cannot copy the code buffer after fork\n");
-        _exit(127);
-    }
+        mremap(rx, CODE_SIZE, CODE_SIZE, MREMAP_MAYMOVE | MREMAP_FIXED, old_rx) == MAP_FAILED)
+        copy_failed();
     /* The new pages go up to the ends copied, none ahead of them. */
     hot_area.populated = code_used & ~(size_t)4095;
     cold_area.populated = (cold_used - HOT_END) & ~(size_t)4095;
