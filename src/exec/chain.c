@@ -3,9 +3,9 @@
  * taken, to jump straight into its target TB, unless -d nochain or -d exec;
  * across guest pages too (--tune xpage): invalidation unlinks every jump
  * into a dropped TB, whatever page it comes from. Each TB keeps the list of
- * slots that jump into it (jmp_in, TBRef << 3 | slot tags), so unlinking is a walk of
- * that list, each jump put back to its exit stub with one atomic 4-byte
- * store of the rel32. All with tb_lock held.
+ * slots that jump into it (jmp_in, TBRef << 3 | slot tags), so unlinking
+ * is a walk of that list, each jump put back to its exit stub with one
+ * atomic 4-byte store of the rel32. All with tb_lock held.
  */
 #include "exec/internal.h"
 #include "x86/emit.h"
