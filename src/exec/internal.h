@@ -100,6 +100,10 @@ int tb_translate(CPUState *cpu, const TBKey *key, TB **out);
  * the caller or here). Else TR_NONE. */
 int tb_from_pcache(const TBKey *key, TB **out, unsigned df, bool *counted);
 void tb_invalidate(TB *tb);             /* tb_lock held */
+/* A new TB for key, and the TB with its code in place published (tb_lock
+ * held, room checked: tb_translate and the cache's installs). */
+TB *tb_new(const TBKey *key);
+void tb_publish(TB *tb, const TBKey *key);
 /* Empty the table and page lists for a flush (tb_lock held). */
 void tb_cache_reset(void);
 

@@ -56,7 +56,9 @@ bool pcache_on;
 
 static uint64_t compute_config(void)
 {
-    uint64_t h = hash_bytes(&tune, sizeof tune, 6);
+    Tune t = tune;
+    t.cache_image = true;       /* images or not: the same translations */
+    uint64_t h = hash_bytes(&t, sizeof t, 6);
     unsigned logs = log_mask & LOG_STATS;         /* blocks that count their runs */
     h = hash_bytes(&logs, sizeof logs, h);
     h = hash_bytes(be_guest_reg, sizeof be_guest_reg, h);
@@ -237,6 +239,7 @@ void pcache_capture_end(const TB *tb, const uint8_t *cold, const uint16_t map[][
 {
     emit_relocs = NULL;
     Module *m = &modules[cap_origin.module];
+    pcache_note_delta(m, cap_origin.delta);
     if (cap_log.lost || tb->pc + tb->guest_size > cap_origin.hi || tb->next_page != TB_NO_PAGE)
         return;
     static RecReloc *rel;                /* scratch, grown as needed (tb_lock) */
@@ -286,6 +289,19 @@ void pcache_capture_end(const TB *tb, const uint8_t *cold, const uint16_t map[][
 
 /* -- Install ------------------------------------------------------------------------------- */
 
+void pcache_note_delta(Module *m, uint64_t delta)
+{
+    if (m->delta_state == 0)
+        m->delta = delta, m->delta_state = 1;
+    else if (m->delta != delta)
+        m->delta_state = -1;
+}
+
+uint64_t pcache_hostfn(uint32_t val)
+{
+    return (uint64_t)(uintptr_t)pcache_flush + (uint64_t)(int64_t)(int32_t)val;
+}
+
 /* Does a moved guest address still fit its field and the window? */
 static bool guest_fits(unsigned kind, uint64_t v, uint64_t bytes)
 {
@@ -294,15 +310,18 @@ static bool guest_fits(unsigned kind, uint64_t v, uint64_t bytes)
     return guest_mem_in_window(v, bytes);
 }
 
-/* Move the near relocations of the copy at code_rw + hot and + cold. */
-static void relocate_near(const Rec *r, size_t hot, size_t cold)
+/* Move the near relocations of the copy at hot_code and cold_code, which
+ * sit at offsets hot and cold of a space whose offset 0 is the runtime
+ * stubs' (the code buffer, or an image's parts: pcache_image.c). */
+static void relocate_near(const Rec *r, uint8_t *hot_code, uint8_t *cold_code, size_t hot,
+                          size_t cold)
 {
     const size_t base[] = { [PART_HOT] = hot, [PART_COLD] = cold, [PART_RUNTIME] = 0 };
     const uint16_t *at = r->near;
     for (int k = 0; k < NEAR_KINDS; k++) {
         size_t from = base[near_from(k)];
         uint32_t by = (uint32_t)(base[near_to(k)] - from);
-        uint8_t *code = code_rw + from;
+        uint8_t *code = near_from(k) == PART_HOT ? hot_code : cold_code;
         for (unsigned i = r->h->nnear[k]; i; i--, at++) {
             uint32_t v;
             memcpy(&v, code + *at, 4);
@@ -312,10 +331,11 @@ static void relocate_near(const Rec *r, size_t hot, size_t cold)
     }
 }
 
-/* Apply the other relocations to the copy at hot and cold; false (a guest
- * address that no longer fits) leaves it unused. */
+/* Apply the other relocations to the copy at hot and cold, for tb, or
+ * (defer not NULL) the guest addresses only, the others appended to
+ * defer; false (a guest address that no longer fits) leaves it unused. */
 static bool relocate(const RecHead *h, const RecReloc *rel, TB *tb, uint8_t *hot, uint8_t *cold,
-                     uint64_t delta)
+                     uint64_t delta, RecReloc *defer, unsigned *ndefer)
 {
     for (uint32_t i = 0; i < h->nrel; i++) {
         const RecReloc *r = &rel[i];
@@ -343,15 +363,27 @@ static bool relocate(const RecHead *h, const RecReloc *rel, TB *tb, uint8_t *hot
             v = (uint64_t)(uintptr_t)tb + r->val;
             break;
         case ER_HOSTFN:
-            v = (uint64_t)(uintptr_t)pcache_flush + (uint64_t)(int64_t)(int32_t)r->val;
+            v = pcache_hostfn(r->val);
             break;
         }
-        memcpy(f, &v, 8);
+        if (defer && (r->kind == ER_TB || r->kind == ER_HOSTFN))
+            defer[(*ndefer)++] = *r;
+        else
+            memcpy(f, &v, 8);
     }
     return true;
 }
 
-static size_t align_to(size_t off, unsigned mod)
+bool pcache_place(const Rec *r, uint64_t pc, TB *tb, uint8_t *hot_code, uint8_t *cold_code,
+                  size_t hot, size_t cold, RecReloc *defer, unsigned *ndefer)
+{
+    memcpy(hot_code, r->hot, r->h->host_size);
+    memcpy(cold_code, r->cold, r->h->cold_size);
+    relocate_near(r, hot_code, cold_code, hot, cold);
+    return relocate(r->h, r->rel, tb, hot_code, cold_code, pc - r->h->pc, defer, ndefer);
+}
+
+size_t pcache_align(size_t off, unsigned mod)
 {
     return off + ((mod - off % 64) & 63);
 }
@@ -438,6 +470,26 @@ bool pcache_lookup(uint64_t pc, PcacheHit *hit)
     return hit->ent != NULL;
 }
 
+void pcache_shape_tb(TB *tb, size_t hot, size_t cold, const TBShape *s)
+{
+    tb->guest_size = (uint16_t)s->guest_size;
+    tb->host_off = (uint32_t)hot;
+    tb->host_size = (uint16_t)s->host_size;
+    tb->cold_off = (uint32_t)cold;
+    tb->cold_size = (uint16_t)s->cold_size;
+    tb->ninsns = (uint8_t)s->ninsns;
+    tb->exit_kind = (uint8_t)s->exit_kind;
+    tb->nremap = (uint8_t)s->nremap;
+    memcpy(tb->remap, s->remap, sizeof tb->remap);
+    for (unsigned i = 0; i < s->nslots; i++) {
+        uint32_t f = s->slots[i].field & ~IN_COLD;
+        tb->jmp_field[i] = s->slots[i].field & IN_COLD ? (uint32_t)(cold + f - hot) : f;
+        tb->jmp_stub[i] = (uint32_t)(cold + s->slots[i].stub - hot);
+        be_stub_claim(code_rw + cold + s->slots[i].stub, tb, (int)i);
+    }
+    memcpy(tb_pcmap_alloc(tb->ninsns, &tb->pcmap), s->map, tb->ninsns * 4u);
+}
+
 bool pcache_fill(TB *tb, const PcacheHit *hit, size_t *hot_off, size_t *cold_off)
 {
     Module *m = hit->module;
@@ -451,32 +503,16 @@ bool pcache_fill(TB *tb, const PcacheHit *hit, size_t *hot_off, size_t *cold_off
         return false;
     }
     uint64_t delta = tb->pc - h->pc;
-    size_t hot = align_to(*hot_off, h->hot_mod), cold = align_to(*cold_off, h->cold_mod);
-    memcpy(code_rw + hot, r.hot, h->host_size);
-    memcpy(code_rw + cold, r.cold, h->cold_size);
-    relocate_near(&r, hot, cold);
-    if (!relocate(h, r.rel, tb, code_rw + hot, code_rw + cold, delta)) {
+    size_t hot = pcache_align(*hot_off, h->hot_mod), cold = pcache_align(*cold_off, h->cold_mod);
+    if (!pcache_place(&r, tb->pc, tb, code_rw + hot, code_rw + cold, hot, cold, NULL, NULL)) {
         xlat_log(LOG_CACHE, "cache: %s+%#llx: not used: an address out of reach\n", m->name,
                  (unsigned long long)off);
         return false;
     }
-    tb->guest_size = h->guest_size;
-    tb->host_off = (uint32_t)hot;
-    tb->host_size = h->host_size;
-    tb->cold_off = (uint32_t)cold;
-    tb->cold_size = h->cold_size;
-    tb->ninsns = h->ninsns;
-    tb->exit_kind = h->exit_kind;
-    tb->nremap = h->nremap;
-    memcpy(tb->remap, h->remap, sizeof tb->remap);
-    for (unsigned s = 0; s < h->nslots; s++) {
-        uint32_t f = r.slots[s].field & ~IN_COLD;
-        tb->jmp_field[s] = r.slots[s].field & IN_COLD ? (uint32_t)(cold + f - hot) : f;
-        tb->jmp_stub[s] = (uint32_t)(cold + r.slots[s].stub - hot);
-        be_stub_claim(code_rw + cold + r.slots[s].stub, tb, (int)s);
-    }
-    uint16_t *dst = tb_pcmap_alloc(tb->ninsns, &tb->pcmap);
-    memcpy(dst, r.map, tb->ninsns * 4u);
+    pcache_note_delta(m, o.delta);
+    pcache_shape_tb(tb, hot, cold, &(TBShape){ h->guest_size, h->host_size, h->cold_size,
+                                              h->ninsns, h->exit_kind, h->nremap, h->nslots,
+                                              h->remap, r.slots, r.map });
     if (!ours(m, hit->ent) && pcache_grow((void **)&m->hot, &m->hotmax, m->nhot + 1, sizeof *m->hot))
         m->hot[m->nhot++] = hit->ent->off;     /* hot here too: pcache_flush notes it */
     *hot_off = hot;
@@ -525,8 +561,11 @@ void pcache_flush(void)
             wrote = true;       /* with the notes of its hot list */
         else
             pcache_note_programs(m);
-        m->ncap = m->caplen = m->nhot = 0;
     }
+    if (pcache_image_flush())   /* (from the captures too) */
+        wrote = true;
+    for (int i = 0; i < nmodules; i++)
+        modules[i].ncap = modules[i].caplen = modules[i].nhot = 0;
     xmutex_unlock(&tb_lock);
     if (wrote)
         pcache_evict();
@@ -534,6 +573,7 @@ void pcache_flush(void)
 
 void pcache_fork_child(void)
 {
+    pcache_image_fork_child();
     for (int i = 0; i < nmodules; i++)
         modules[i].ncap = modules[i].caplen = modules[i].nhot = 0;
 }

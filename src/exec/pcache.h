@@ -83,6 +83,15 @@ void pcache_mappings_changed(void);
  */
 bool pcache_fill(TB *tb, const PcacheHit *hit, size_t *hot_off, size_t *cold_off);
 
+/*
+ * Start images (pcache_image.c): every block this program ran in a file,
+ * laid out as one piece, installed at once at the first install from that
+ * file (the code lock and tb_lock held; key: the block asked for). Due:
+ * not tried yet in this process.
+ */
+bool pcache_image_due(const PcacheHit *hit);
+void pcache_image_install(const PcacheHit *hit, const TBKey *key);
+
 /* Write what this process translated (process exit, before an execve). */
 void pcache_flush(void);
 /* A forked child keeps its parent's modules, not its parent's captures. */

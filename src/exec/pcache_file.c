@@ -38,7 +38,7 @@ int nmodules;
 LEAF_MUTEX(module_lock)
 int dir_fd = -1;
 uid_t pcache_owner;
-uint64_t build_hash, config_hash, prog_bits;
+uint64_t build_hash, config_hash, prog_bits, prog_key;
 uint64_t dir_max = DIR_MAX_DEFAULT;
 
 /* -- Modules ------------------------------------------------------------------------------ */
@@ -125,6 +125,7 @@ static int module_add(const uint8_t id[32], uint32_t idlen, uint64_t size, const
     m->size = size;
     if (nmodules == 0) {
         uint64_t h = hash_bytes(id, idlen, 7);
+        prog_key = h | 1;
         prog_bits = 1ull << (h & 63) | 1ull << (h >> 6 & 63);
     }
     if (st) {
@@ -187,7 +188,7 @@ int pcache_module_bytes(const void *data, size_t size, const char *name)
     return r;
 }
 
-static void file_name(const Module *m, char *buf, size_t len)
+void pcache_file_name(const Module *m, uint64_t prog, char *buf, size_t len)
 {
     static const char digits[16] = "0123456789abcdef";
     char hex[65];
@@ -197,8 +198,12 @@ static void file_name(const Module *m, char *buf, size_t len)
         hex[2 * i + 1] = digits[m->id[i] & 15];
     }
     hex[2 * n] = 0;
-    snprintf(buf, len, "%s-%llx-%016llx.xc", hex, (unsigned long long)m->size,
-             (unsigned long long)config_hash);
+    if (prog)
+        snprintf(buf, len, "%s-%llx-%016llx-%016llx.xc", hex, (unsigned long long)m->size,
+                 (unsigned long long)config_hash, (unsigned long long)prog);
+    else
+        snprintf(buf, len, "%s-%llx-%016llx.xc", hex, (unsigned long long)m->size,
+                 (unsigned long long)config_hash);
 }
 
 /* -- Opening a cache file ---------------------------------------------------------------- */
@@ -224,11 +229,9 @@ const char *pcache_file_check(const uint8_t *p, size_t len, const Module *m)
     return NULL;
 }
 
-const uint8_t *pcache_map_file(const Module *m, size_t *len, ino_t *ino, const char **why,
-                               bool touch)
+const uint8_t *pcache_map_owned(const char *name, size_t min, size_t *len, ino_t *ino,
+                                const char **why, bool touch)
 {
-    char name[128];
-    file_name(m, name, sizeof name);
     int fd = openat(dir_fd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0) {
         *why = "no cache file";
@@ -241,7 +244,7 @@ const uint8_t *pcache_map_file(const Module *m, size_t *len, ino_t *ino, const c
         *why = "not this user's own file (refused)";
         goto out;
     }
-    if ((uint64_t)st.st_size < sizeof(FileHead) || (uint64_t)st.st_size > FILE_MAX) {
+    if ((uint64_t)st.st_size < min || (uint64_t)st.st_size > FILE_MAX) {
         *why = "truncated";
         goto out;
     }
@@ -250,19 +253,27 @@ const uint8_t *pcache_map_file(const Module *m, size_t *len, ino_t *ino, const c
         *why = "cannot map";
         goto out;
     }
-    *why = pcache_file_check(map, (size_t)st.st_size, m);
-    if (!*why) {
-        p = map;
-        *len = (size_t)st.st_size;
-        if (ino)
-            *ino = st.st_ino;
-        if (touch && time(NULL) - st.st_mtime > TOUCH_AFTER)
-            futimens(fd, NULL);         /* recently used (eviction goes by mtime) */
-    }
-    if (!p)
-        munmap(map, (size_t)st.st_size);
+    p = map;
+    *len = (size_t)st.st_size;
+    if (ino)
+        *ino = st.st_ino;
+    if (touch && time(NULL) - st.st_mtime > TOUCH_AFTER)
+        futimens(fd, NULL);             /* recently used (eviction goes by mtime) */
 out:
     close(fd);
+    return p;
+}
+
+const uint8_t *pcache_map_file(const Module *m, size_t *len, ino_t *ino, const char **why,
+                               bool touch)
+{
+    char name[128];
+    pcache_file_name(m, 0, name, sizeof name);
+    const uint8_t *p = pcache_map_owned(name, sizeof(FileHead), len, ino, why, touch);
+    if (p && (*why = pcache_file_check(p, *len, m)) != NULL) {
+        munmap((void *)p, *len);
+        p = NULL;
+    }
     return p;
 }
 
@@ -389,17 +400,24 @@ Rec pcache_rec_parts(const RecHead *h)
     return r;
 }
 
+bool pcache_slots_ok(const RecSlot *slots, unsigned n, uint32_t host_size, uint32_t cold_size)
+{
+    for (unsigned s = 0; s < n; s++) {
+        uint32_t f = slots[s].field & ~IN_COLD, stub = slots[s].stub;
+        uint32_t size = slots[s].field & IN_COLD ? cold_size : host_size;
+        if (slots[s].field == 0 || f + 4 > size || stub > cold_size ||
+            cold_size - stub < BE_STUB_BYTES)
+            return false;
+    }
+    return true;
+}
+
 /* Slots and pc map inside the code. */
 static bool slots_ok(const Rec *r)
 {
     const RecHead *h = r->h;
-    for (unsigned s = 0; s < h->nslots; s++) {
-        uint32_t f = r->slots[s].field & ~IN_COLD, stub = r->slots[s].stub;
-        uint32_t size = r->slots[s].field & IN_COLD ? h->cold_size : h->host_size;
-        if (r->slots[s].field == 0 || f + 4 > size || stub > h->cold_size ||
-            h->cold_size - stub < BE_STUB_BYTES)
-            return false;
-    }
+    if (!pcache_slots_ok(r->slots, h->nslots, h->host_size, h->cold_size))
+        return false;
     for (unsigned i = 0; i < h->ninsns; i++)
         if (r->map[i][0] >= h->host_size || r->map[i][1] >= h->guest_size)
             return false;
@@ -594,9 +612,15 @@ static size_t old_entries(const Module *m, const FileHead *oh, OutEnt *out, size
     return n;
 }
 
+typedef struct WriteModule { const Module *m; const OutEnt *out; size_t n, data; } WriteModule;
+
 /* Header, table, progs, then the records straight from where they are. */
-static bool write_file(int fd, const Module *m, const OutEnt *out, size_t n, size_t data)
+static bool write_file(int fd, void *arg)
 {
+    const WriteModule *w = arg;
+    const Module *m = w->m;
+    const OutEnt *out = w->out;
+    size_t n = w->n, data = w->data;
     size_t head = sizeof(FileHead) + n * ENT_BYTES;
     FileHead *h = calloc(1, head);
     if (!h)
@@ -629,6 +653,21 @@ static bool write_file(int fd, const Module *m, const OutEnt *out, size_t n, siz
     return ok;
 }
 
+bool pcache_write_new(const char *name, bool (*fill)(int fd, void *arg), void *arg)
+{
+    char tmp[160];
+    snprintf(tmp, sizeof tmp, ".%s.%d.tmp", name, (int)getpid());
+    int fd = openat(dir_fd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return false;
+    bool ok = fill(fd, arg);
+    close(fd);
+    ok = ok && renameat(dir_fd, tmp, dir_fd, name) == 0;
+    if (!ok)
+        unlinkat(dir_fd, tmp, 0);
+    return ok;
+}
+
 /* The file of m's entries (ours, then the current file's others), written
  * to a new file renamed into place. */
 bool pcache_write_module(Module *m)
@@ -643,17 +682,10 @@ bool pcache_write_module(Module *m)
         size_t data = 0;
         size_t ours = our_entries(m, out, &data);
         size_t n = old ? old_entries(m, oh, out, ours, &data) : ours;
-        char name[128], tmp[160];
-        file_name(m, name, sizeof name);
-        snprintf(tmp, sizeof tmp, ".%s.%d.tmp", name, (int)getpid());
-        int fd = openat(dir_fd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-        if (fd >= 0) {
-            ok = write_file(fd, m, out, n, data);
-            close(fd);
-            ok = ok && renameat(dir_fd, tmp, dir_fd, name) == 0;
-            if (!ok)
-                unlinkat(dir_fd, tmp, 0);
-        }
+        char name[128];
+        pcache_file_name(m, 0, name, sizeof name);
+        WriteModule w = { m, out, n, data };
+        ok = pcache_write_new(name, write_file, &w);
         xlat_log(LOG_CACHE, "cache: %s: %s %zu translations (%zu new, %zu newly hot here)\n",
                  m->name, ok ? "wrote" : "could not write", n, ours, m->nhot);
         free(out);
@@ -678,7 +710,7 @@ void pcache_note_programs(const Module *m)
     if (!m->nhot || m->state != 1)
         return;
     char name[128];
-    file_name(m, name, sizeof name);
+    pcache_file_name(m, 0, name, sizeof name);
     int fd = openat(dir_fd, name, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0)
         return;

@@ -132,6 +132,27 @@ static inline size_t rec_size(const RecHead *h)
            up8(h->host_size) + up8(h->cold_size);
 }
 
+/*
+ * A start image (pcache_image.c): ImgHead, then its blocks' table, pc map
+ * pairs, near fields by kind, other relocations, guest bytes, hot code and
+ * cold code, each but the last 8-aligned.
+ */
+#define IMG_MAGIC "XLATIM01"
+
+typedef struct ImgHead {
+    char magic[8];
+    uint64_t build, config;     /* as FileHead */
+    uint8_t id[32];             /* the file's identity */
+    uint32_t idlen, nblk;
+    uint64_t size;              /* the file's size */
+    uint64_t prog;              /* prog_key of the program */
+    uint64_t delta;             /* guest address - file offset of the blocks */
+    uint32_t hot_len, cold_len, npairs, nrel, guest_len;
+    uint32_t nnear[NEAR_KINDS];
+    uint32_t pad;
+    uint64_t sum;               /* hash of the whole image, this field 0 */
+} ImgHead;
+
 /* -- Hashing ------------------------------------------------------------------------------ */
 
 /* Against accidents (a torn or damaged file), not against an adversary:
@@ -195,6 +216,30 @@ static inline unsigned near_to(int k)
 
 Rec pcache_rec_parts(const RecHead *h);
 
+/* The code at off moved up to the alignment mod (of 64) it was made at. */
+size_t pcache_align(size_t off, unsigned mod);
+/* Copy the record r of the block now at pc to hot_code and cold_code, at
+ * offsets hot and cold of a space whose offset 0 is the runtime stubs',
+ * relocated for tb; with defer, its TB and host-function relocations are
+ * appended there instead (*ndefer of them). False: it does not fit at pc. */
+bool pcache_place(const Rec *r, uint64_t pc, TB *tb, uint8_t *hot_code, uint8_t *cold_code,
+                  size_t hot, size_t cold, RecReloc *defer, unsigned *ndefer);
+/* What a TB takes from a record or an image's block. */
+typedef struct TBShape {
+    uint32_t guest_size, host_size, cold_size;
+    unsigned ninsns, exit_kind, nremap, nslots;
+    const TBRemap *remap;
+    const RecSlot *slots;
+    const uint16_t (*map)[2];
+} TBShape;
+/* tb's shape, its code at hot and cold (code buffer offsets): sizes, slots
+ * (its exit stubs claimed), pc map. */
+void pcache_shape_tb(TB *tb, size_t hot, size_t cold, const TBShape *s);
+/* Every slot's jump field and exit stub inside a block's code. */
+bool pcache_slots_ok(const RecSlot *slots, unsigned n, uint32_t host_size, uint32_t cold_size);
+/* A host function's address from a relocation's value. */
+uint64_t pcache_hostfn(uint32_t val);
+
 /* -- Modules ------------------------------------------------------------------------------ */
 
 /* One record this process made: the block's file offset, where its bytes
@@ -224,6 +269,14 @@ typedef struct Module {
     size_t ncap, capidxmax;
     uint64_t *hot;              /* offsets of entries installed once hot here whose */
     size_t nhot, hotmax;        /* progs lack this program (in the order installed) */
+    /* Where this process runs the file's code: guest address - file offset,
+     * while delta_state is 1 (0: not seen yet, -1: at several places). */
+    uint64_t delta;
+    int delta_state;
+    int img_state;              /* this program's image of it: pcache_image.c */
+    uint32_t img_blocks;        /* blocks the image held */
+    size_t img_first, img_end;  /* the TBs it installed, while flush_gen is img_gen */
+    uint64_t img_gen;
 } Module;
 
 extern Module modules[MAX_MODULES];
@@ -244,6 +297,8 @@ extern uint64_t build_hash, config_hash, dir_max;
  * 0: no program yet.
  */
 extern uint64_t prog_bits;
+/* The same program's identity whole (its hash), naming its images. */
+extern uint64_t prog_key;
 
 /* The identity of a file of size bytes: 'b' + its ELF build id, or 'h' +
  * a hash of all its bytes. d holds the first avail of them: false if that
@@ -256,6 +311,26 @@ uint64_t pcache_build_hash(void);
  * be), if it is this user's alone: its descriptor, else -1. */
 int pcache_open_dir(char *path, size_t keep);
 
+/* m's code runs at guest address - file offset = delta here. */
+void pcache_note_delta(Module *m, uint64_t delta);
+/* Write this program's images of the modules it ran (pcache_flush): true
+ * if it wrote one. */
+bool pcache_image_flush(void);
+/* A forked child writes no images: its parent's run is the program's. */
+void pcache_image_fork_child(void);
+/* The hash an image of len bytes at p carries (its sum). */
+uint64_t pcache_image_sum(const uint8_t *p, size_t len);
+/* Why the image file at p (len bytes) is not m's for this program, or NULL. */
+const char *pcache_image_check(const uint8_t *p, size_t len, const Module *m);
+/* A cache file's name: m's (prog 0), or m's image for program prog. */
+void pcache_file_name(const Module *m, uint64_t prog, char *buf, size_t len);
+/* Map the cache file name if this user owns it alone and it holds between
+ * min and FILE_MAX bytes: its bytes (*len of them; munmap them), else NULL
+ * and why. touch: mark it recently used. */
+const uint8_t *pcache_map_owned(const char *name, size_t min, size_t *len, ino_t *ino,
+                                const char **why, bool touch);
+/* Write a new cache file name through fill, renamed into place whole. */
+bool pcache_write_new(const char *name, bool (*fill)(int fd, void *arg), void *arg);
 /* Map m's cache file, if it holds in every way its header says: its bytes
  * (munmap them) and, if ino is not NULL, its inode number; else NULL and
  * why. touch: mark it recently used. */

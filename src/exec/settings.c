@@ -16,7 +16,7 @@ Tune tune = {
     .cycle_poll = true, .poison = true, .disp = true, .checked_reuse = true, .ras = true,
     .superblock = true, .fork_warm = true, .first_interp = true, .remap = true,
     .narrow = true, .zero_base = true, .tlb_resize = true, .entry_specialize = true,
-    .tlb_group = true, .atomics = true, .cache = true,
+    .tlb_group = true, .atomics = true, .cache = true, .cache_image = true,
     .asid_tlb = true, .tlb_fill = true, .huge_ram = true, .pv_rfence = true,
     .pause_exit = false,   /* measured no gain: 2026-12-03, README */
     .jc_bits = 16,
@@ -40,7 +40,7 @@ static const struct { const char *name; bool *flag; unsigned modes; } tune_items
     { "asid-tlb", &tune.asid_tlb, SYSTEM }, { "tlb-fill", &tune.tlb_fill, SYSTEM },
     { "huge-ram", &tune.huge_ram, SYSTEM }, { "pv-rfence", &tune.pv_rfence, SYSTEM },
     { "pause-exit", &tune.pause_exit, SYSTEM }, { "atomics", &tune.atomics, BOTH },
-    { "cache", &tune.cache, USER },
+    { "cache", &tune.cache, USER }, { "cache-image", &tune.cache_image, USER },
 };
 
 /* item = "NAME=N" with lo <= N <= hi: *out = N; NULL, or what is wrong. */

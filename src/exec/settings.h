@@ -56,6 +56,7 @@ typedef struct Tune {
     bool atomics;       /* LR, SC and AMOs translated (else the interpreter runs each) */
     bool pause_exit;    /* system mode: a hart spinning on pause yields its thread to waiting harts (off) */
     bool cache;         /* user mode: translations of files' code kept on disk (exec/pcache.c) */
+    bool cache_image;   /* user mode: and installed a program's file at a time (pcache_image.c) */
     unsigned jc_bits;   /* log2 of jump cache entries (10..18, default 16) */
     unsigned tlb_bits;  /* system mode: log2 of every TLB's entries, fixed (0: sized) */
 } Tune;

@@ -107,6 +107,7 @@ typedef struct TB {
     /* Softmmu: the guest loads and stores it probes the TLB for inline,
      * and which TLB (exec/softmmu.h): -d stats' access counts. */
     uint8_t  tlb_idx;
+    bool     used;          /* run at least once (dispatch.c): a start image's choice */
     uint16_t naccess;
     uint64_t page[2];       /* physical page numbers covered (TB_NO_PAGE: none) */
     uint32_t page_next[2];  /* next TBRef << 1 | index in the list of page[i] */

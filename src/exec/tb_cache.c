@@ -413,7 +413,7 @@ uint32_t tb_number(const TB *tb) { return (uint32_t)(tb - tbs); }
 TB *tb_numbered(uint32_t n) { return &tbs[n]; }
 
 /* The next TB, for key (tb_lock held, tb_room said so). */
-static TB *tb_new(const TBKey *key)
+TB *tb_new(const TBKey *key)
 {
     code_make_private();
     frontier_advance(&tb_area, (ntbs + 1) * sizeof(TB));
@@ -427,7 +427,7 @@ static TB *tb_new(const TBKey *key)
 }
 
 /* tb's code is in place: into the tables, and the logs. */
-static void tb_publish(TB *tb, const TBKey *key)
+void tb_publish(TB *tb, const TBKey *key)
 {
     tb_add_pages(tb, key);
     tb->valid = true;
@@ -503,6 +503,8 @@ int tb_from_pcache(const TBKey *key, TB **out, unsigned df, bool *counted)
         return TR_NONE;
     }
     xmutex_lock(&tb_lock);
+    if (pcache_image_due(&hit))
+        pcache_image_install(&hit, key);
     TB *tb = tb_lookup(key);
     if (!tb && !*counted && !pcache_hit_ours(&hit)) {
         *counted = true;

@@ -11,7 +11,10 @@
  * (pcache_rec_parts) read within the file. Never a crash, a hang or a
  * read outside the input (ASan). The same bytes as a mapped ELF file too:
  * its identity (build id or hash) from the first page must be the one
- * from the whole file.
+ * from the whole file. An input that starts as a start image does
+ * (pcache_image.c) is read as one: its hash made right, then
+ * pcache_image_check must stop everything malformed, reading only
+ * inside the input.
  * Built and run by tests/fuzz.sh (seeded with real cache files).
  */
 #include <stdint.h>
@@ -64,6 +67,22 @@ static void identity(const uint8_t *p, size_t size)
             abort();
 }
 
+/* The input as a start image of its own file and program. */
+static int image(uint8_t *p, size_t size)
+{
+    ImgHead *h = (ImgHead *)p;
+    Module m = { 0 };
+    memcpy(m.id, h->id, sizeof m.id);
+    m.idlen = h->idlen;
+    m.size = h->size;
+    build_hash = h->build;
+    config_hash = h->config;
+    prog_key = h->prog;
+    h->sum = pcache_image_sum(p, size);
+    (void)pcache_image_check(p, size, &m);
+    return 0;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size == 0 || size > FILE_MAX)
@@ -78,6 +97,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     /* An 8-aligned copy, as a mapped file is, with its hashes right. */
     memcpy(buf, data, size);
     identity(buf, size);
+    if (size >= sizeof(ImgHead) && memcmp(buf, IMG_MAGIC, 8) == 0)
+        return image(buf, size);
     fix_sums(buf, size);
     Module m = { 0 };
     if (size >= sizeof(FileHead)) {

@@ -1,0 +1,607 @@
+/*
+ * Start images (pcache.h): what the processes of one program ran in one
+ * file, kept as a single piece and installed all at once by the next.
+ *
+ * A warm start installs its blocks one by one, each when it is first
+ * missed: a lookup, a record found, hashed, copied and relocated, a TB made
+ * (~2,400 cycles each, most of them first touches of scattered memory;
+ * /usr/bin/true installs 359 of them). An image is those blocks laid out
+ * as they sit in the code buffer, in the order they first ran: hot parts
+ * back to back, cold parts back to back, their guest addresses already
+ * those of the place the file is mapped at, with a table of the blocks
+ * (file offset, sizes, slots, pc map, guest bytes) and the relocations
+ * that are left: the rel32s between the parts and to the runtime stubs
+ * (listed by kind: one constant each moves them all, wherever the two
+ * parts land), TB and host-function addresses. Installing it is two
+ * copies, four additions per near field and a TB per block.
+ *
+ * Files. One per (file, program), next to the file's cache file (same
+ * name, the program's identity added), written at exit by a process that
+ * ran at least IMG_MIN blocks there of which records exist (a process
+ * that installed the image: only when it ran more than it held), from
+ * the blocks this process has translations of, in TB order (the order
+ * they first ran; what the image installed included: a program whose runs
+ * differ gets the union, up to IMG_MAX_BYTES).
+ *
+ * Trust, as for a cache file: this user's own file; a header naming the
+ * xlat build, the code-shaping options, the file and the program; a hash
+ * of the whole image checked before anything in it is used; every offset,
+ * size and relocation checked against its bounds; used only where the
+ * file is mapped at the same guest address as when it was made; and each
+ * block's guest bytes compared with the code there now (a block whose code
+ * changed is not installed; its place in the code buffer stays unused).
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "exec/exec.h"
+#include "exec/guest_mem.h"
+#include "exec/internal.h"
+#include "exec/pcache.h"
+#include "exec/pcache_file.h"
+#include "riscv/translate.h"
+#include "x86/backend.h"
+
+#define IMG_MIN 8                       /* blocks a process ran in a file, for an image */
+#define IMG_MAX_BYTES (64u << 20)
+
+/* Module.img_state */
+enum { IMG_UNTRIED, IMG_INSTALLED, IMG_ABSENT, IMG_UNUSABLE };
+
+typedef struct ImgBlk {
+    uint64_t off;               /* file offset of its first instruction */
+    uint32_t hot, cold;         /* its parts' offsets in the hot and cold code */
+    uint32_t guest, map;        /* its guest bytes' offset, its first pc map pair */
+    uint16_t guest_size, host_size, cold_size;
+    uint8_t ninsns, exit_kind, nremap, nslots, pad[2];
+    TBRemap remap[TB_MAX_REMAP];
+    RecSlot slots[TB_MAX_SLOTS];        /* as a record's */
+} ImgBlk;
+
+/* A field holding a TB's or host function's address. */
+typedef struct ImgRel {
+    uint32_t at;                /* in its part's code */
+    uint32_t blk;               /* the block it belongs to (nondecreasing) */
+    uint32_t val;               /* as RecReloc.val */
+    uint8_t kind, part, pad[2];
+} ImgRel;
+
+/* The parts of an image, in file order (each but the last 8-aligned). */
+typedef struct Img {
+    const ImgHead *h;
+    const ImgBlk *blk;
+    const uint16_t (*pairs)[2];
+    const uint32_t *near;       /* field offsets, nnear[0] of kind 0, then kind 1... */
+    const ImgRel *rel;
+    const uint8_t *guest, *hot, *cold;
+} Img;
+
+static uint64_t img_nnear(const ImgHead *h)
+{
+    uint64_t n = 0;
+    for (int k = 0; k < NEAR_KINDS; k++)
+        n += h->nnear[k];
+    return n;
+}
+
+static uint64_t img_size(const ImgHead *h)
+{
+    return sizeof *h + (uint64_t)h->nblk * sizeof(ImgBlk) + up8((uint64_t)h->npairs * 4) +
+           up8(img_nnear(h) * 4) + (uint64_t)h->nrel * sizeof(ImgRel) + up8(h->guest_len) +
+           up8(h->hot_len) + h->cold_len;
+}
+
+static Img img_parts(const ImgHead *h)
+{
+    const uint8_t *p = (const uint8_t *)(h + 1);
+    Img im = { .h = h, .blk = (const void *)p };
+    p += (size_t)h->nblk * sizeof(ImgBlk);
+    im.pairs = (const void *)p;
+    p += up8((size_t)h->npairs * 4);
+    im.near = (const void *)p;
+    p += up8(img_nnear(h) * 4);
+    im.rel = (const void *)p;
+    p += (size_t)h->nrel * sizeof(ImgRel);
+    im.guest = p;
+    im.hot = p + up8(h->guest_len);
+    im.cold = im.hot + up8(h->hot_len);
+    return im;
+}
+
+uint64_t pcache_image_sum(const uint8_t *p, size_t len)
+{
+    ImgHead copy;
+    memcpy(&copy, p, sizeof copy);
+    copy.sum = 0;
+    return hash_bytes(p + sizeof copy, len - sizeof copy, hash_bytes(&copy, sizeof copy, 8));
+}
+
+/* -- Checking --------------------------------------------------------------------------- */
+
+static uint32_t part_len(const ImgHead *h, unsigned part)
+{
+    return part == PART_HOT ? h->hot_len : part == PART_COLD ? h->cold_len : (uint32_t)code_base;
+}
+
+/* A block's bounds, pc map and slots; prev: the block before it (NULL). */
+static bool block_ok(const Img *im, const ImgBlk *b, const ImgBlk *prev, uint64_t file_size)
+{
+    const ImgHead *h = im->h;
+    if (b->off >= file_size || b->ninsns == 0 || b->ninsns > TB_MAX_INSNS ||
+        b->guest_size == 0 || b->guest_size > 4u * TB_MAX_INSNS || b->host_size == 0 ||
+        b->host_size > TRANSLATE_MAX_HOST || b->cold_size > TRANSLATE_MAX_HOST ||
+        b->nremap > TB_MAX_REMAP || b->nslots > TB_MAX_SLOTS ||
+        (uint64_t)b->hot + b->host_size > h->hot_len ||
+        (uint64_t)b->cold + b->cold_size > h->cold_len ||
+        (uint64_t)b->guest + b->guest_size > h->guest_len ||
+        (uint64_t)b->map + b->ninsns > h->npairs)
+        return false;
+    /* In code-buffer order, as TBs must be (host_fault.c's search). */
+    if (prev && (b->hot < prev->hot + prev->host_size || b->cold < prev->cold + prev->cold_size))
+        return false;
+    for (unsigned i = 0; i < b->ninsns; i++)
+        if (im->pairs[b->map + i][0] >= b->host_size || im->pairs[b->map + i][1] >= b->guest_size)
+            return false;
+    return pcache_slots_ok(b->slots, b->nslots, b->host_size, b->cold_size);
+}
+
+/* Every near field inside its part, its target inside the other. */
+static bool near_ok(const Img *im)
+{
+    const uint32_t *at = im->near;
+    for (int k = 0; k < NEAR_KINDS; k++) {
+        uint32_t from = part_len(im->h, near_from(k)), to = part_len(im->h, near_to(k));
+        const uint8_t *code = near_from(k) == PART_HOT ? im->hot : im->cold;
+        for (uint32_t i = 0; i < im->h->nnear[k]; i++, at++) {
+            if (*at > from || from - *at < 4)
+                return false;
+            int32_t v;
+            memcpy(&v, code + *at, 4);
+            int64_t target = (int64_t)v + *at + 4;
+            if (target < 0 || target >= to)
+                return false;
+        }
+    }
+    return true;
+}
+
+/* Every other relocation inside its block's part, in block order. */
+static bool rels_ok(const Img *im)
+{
+    const ImgHead *h = im->h;
+    for (uint32_t i = 0; i < h->nrel; i++) {
+        const ImgRel *r = &im->rel[i];
+        if (r->blk >= h->nblk || (i && r->blk < im->rel[i - 1].blk) || r->part > PART_COLD ||
+            (r->kind != ER_TB && r->kind != ER_HOSTFN) || (r->kind == ER_TB && r->val >= sizeof(TB)))
+            return false;
+        const ImgBlk *b = &im->blk[r->blk];
+        uint32_t lo = r->part == PART_HOT ? b->hot : b->cold;
+        uint32_t size = r->part == PART_HOT ? b->host_size : b->cold_size;
+        if (r->at < lo || r->at - lo > size || size - (r->at - lo) < 8)
+            return false;
+    }
+    return true;
+}
+
+/* Why the image at p (len bytes) is not m's for this program, or NULL. */
+const char *pcache_image_check(const uint8_t *p, size_t len, const Module *m)
+{
+    if (len < sizeof(ImgHead))
+        return "truncated";
+    const ImgHead *h = (const void *)p;
+    if (memcmp(h->magic, IMG_MAGIC, 8) != 0 || h->build != build_hash || h->config != config_hash)
+        return "another xlat build or options";
+    if (h->idlen != m->idlen || memcmp(h->id, m->id, 32) != 0 || h->size != m->size ||
+        h->prog != prog_key)
+        return "another file's or program's";
+    if (h->nblk > MAX_TBS || img_size(h) != len)
+        return "truncated";
+    if (pcache_image_sum(p, len) != h->sum)
+        return "corrupted";
+    Img im = img_parts(h);
+    for (uint32_t i = 0; i < h->nblk; i++)
+        if (!block_ok(&im, &im.blk[i], i ? &im.blk[i - 1] : NULL, m->size))
+            return "a malformed block";
+    return near_ok(&im) && rels_ok(&im) ? NULL : "a malformed relocation";
+}
+
+/* -- Installing --------------------------------------------------------------------------- */
+
+bool pcache_image_due(const PcacheHit *hit)
+{
+    return hit->module->img_state == IMG_UNTRIED && tune.cache_image;
+}
+
+/* Can block b be the code at key now? (Its pages watched first, as
+ * translate reads: tb_cache.c.) */
+static bool block_fits(const Img *im, const ImgBlk *b, const PcacheOrigin *o, const TBKey *key)
+{
+    uint64_t pc = key->pc, end = pc + b->guest_size;
+    if (pc < o->lo || end > o->hi || end < pc || tb_lookup(key))
+        return false;
+    for (uint64_t pg = pc >> TARGET_PAGE_BITS; pg <= (end - 1) >> TARGET_PAGE_BITS; pg++)
+        guest_mem.ops->code_watch(pg);
+    return memcmp(guest_mem_code(pc), im->guest + b->guest, b->guest_size) == 0;
+}
+
+/* The TB of block b, its code at hot and cold; rel..end: its relocations. */
+static void block_install(const Img *im, const ImgBlk *b, const TBKey *key, size_t hot,
+                          size_t cold, const ImgRel *rel, const ImgRel *end)
+{
+    TB *tb = tb_new(key);
+    pcache_shape_tb(tb, hot + b->hot, cold + b->cold,
+                    &(TBShape){ b->guest_size, b->host_size, b->cold_size, b->ninsns,
+                                b->exit_kind, b->nremap, b->nslots, b->remap, b->slots,
+                                im->pairs + b->map });
+    for (; rel < end; rel++) {
+        if (rel->kind != ER_TB)
+            continue;
+        uint64_t v = (uint64_t)(uintptr_t)tb + rel->val;
+        memcpy(code_rw + (rel->part == PART_HOT ? hot : cold) + rel->at, &v, 8);
+    }
+    tb_publish(tb, key);
+}
+
+/* The near fields and host-function addresses of the code copied to hot
+ * and cold. */
+static void relocate_parts(const Img *im, size_t hot, size_t cold)
+{
+    const size_t base[] = { [PART_HOT] = hot, [PART_COLD] = cold, [PART_RUNTIME] = 0 };
+    const uint32_t *at = im->near;
+    for (int k = 0; k < NEAR_KINDS; k++) {
+        uint8_t *code = code_rw + base[near_from(k)];
+        uint32_t by = (uint32_t)(base[near_to(k)] - base[near_from(k)]);
+        for (uint32_t i = im->h->nnear[k]; i; i--, at++) {
+            uint32_t v;
+            memcpy(&v, code + *at, 4);
+            v += by;
+            memcpy(code + *at, &v, 4);
+        }
+    }
+    for (uint32_t i = 0; i < im->h->nrel; i++) {
+        const ImgRel *r = &im->rel[i];
+        if (r->kind != ER_HOSTFN)
+            continue;
+        uint64_t v = pcache_hostfn(r->val);
+        memcpy(code_rw + base[r->part] + r->at, &v, 8);
+    }
+}
+
+/* Install the image im where o maps its file: why not, or NULL. */
+static const char *image_install(const Img *im, const PcacheOrigin *o, uint32_t flags,
+                                 uint32_t *installed)
+{
+    const ImgHead *h = im->h;
+    if (h->delta != o->delta)
+        return "made for another address";
+    size_t hot = pcache_align(code_used, 0), cold = pcache_align(cold_used, 0);
+    if (ntbs + h->nblk > MAX_TBS || pcmap_used + h->npairs > PCMAP_PAIRS ||
+        hot + h->hot_len + TRANSLATE_MAX_HOST + 64 > HOT_END ||
+        cold + h->cold_len + TRANSLATE_MAX_HOST + 64 > CODE_SIZE)
+        return "no room";
+    code_make_private();
+    memcpy(code_rw + hot, im->hot, h->hot_len);
+    memcpy(code_rw + cold, im->cold, h->cold_len);
+    relocate_parts(im, hot, cold);
+    code_used = hot + h->hot_len;
+    cold_used = (cold + h->cold_len + 15) & ~(size_t)15;
+    const ImgRel *rel = im->rel, *rend = rel + h->nrel;
+    for (uint32_t i = 0; i < h->nblk; i++) {
+        const ImgBlk *b = &im->blk[i];
+        const ImgRel *first = rel;
+        while (rel < rend && rel->blk == i)
+            rel++;
+        TBKey key = { .pc = b->off + h->delta, .phys = b->off + h->delta,
+                      .next_page = TB_NO_PAGE, .flags = flags };
+        if (block_fits(im, b, o, &key)) {
+            block_install(im, b, &key, hot, cold, first, rel);
+            (*installed)++;
+        }
+    }
+    stats.pcache_hits += *installed;
+    return NULL;
+}
+
+void pcache_image_install(const PcacheHit *hit, const TBKey *key)
+{
+    Module *m = hit->module;
+    m->img_state = IMG_UNUSABLE;
+    if (guest_mem.ops->code_phys || !prog_key)
+        return;                         /* (a mode whose pcs are its addresses only) */
+    char name[160];
+    pcache_file_name(m, prog_key, name, sizeof name);
+    size_t len = 0;
+    const char *why;
+    const uint8_t *p = pcache_map_owned(name, sizeof(ImgHead), &len, NULL, &why, true);
+    if (!p) {
+        if (strcmp(why, "no cache file") == 0)
+            m->img_state = IMG_ABSENT;
+        xlat_log(LOG_CACHE, "cache: %s: image: %s\n", m->name, why);
+        return;
+    }
+    uint32_t n = 0;
+    why = pcache_image_check(p, len, m);
+    if (!why) {
+        Img im = img_parts((const void *)p);
+        m->img_blocks = im.h->nblk;
+        m->img_first = ntbs;
+        why = image_install(&im, &hit->origin, key->flags, &n);
+        if (!why) {
+            m->img_state = IMG_INSTALLED;
+            m->img_end = ntbs;
+            m->img_gen = flush_gen;
+            xlat_log(LOG_CACHE, "cache: %s: image: installed %u of %u blocks\n", m->name, n,
+                     im.h->nblk);
+        }
+    }
+    if (why)
+        xlat_log(LOG_CACHE, "cache: %s: image: not used: %s\n", m->name, why);
+    munmap((void *)p, len);
+}
+
+/* -- Writing ------------------------------------------------------------------------------ */
+
+/* An image as it is made: its parts in growing buffers. */
+typedef struct ImgOut {
+    ImgBlk *blk;
+    size_t nblk, blkmax;
+    uint16_t (*pairs)[2];
+    size_t npairs, pairsmax;
+    uint32_t *near[NEAR_KINDS];
+    size_t nnear[NEAR_KINDS], nearmax[NEAR_KINDS];
+    ImgRel *rel;
+    size_t nrel, relmax;
+    uint8_t *guest, *hot, *cold;
+    size_t guest_len, guestmax, hot_len, hotmax, cold_len, coldmax;
+} ImgOut;
+
+/* The record of m's block at off: this process's capture, else the file's. */
+static bool find_record(const Module *m, const Capture *caps, size_t ncaps, uint64_t off, Rec *r)
+{
+    size_t lo = 0, hi = ncaps;
+    while (lo < hi) {                   /* the last capture at off */
+        size_t mid = (lo + hi) / 2;
+        if (caps[mid].off <= off)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo && caps[lo - 1].off == off) {
+        *r = pcache_rec_parts((const RecHead *)(m->cap + caps[lo - 1].pos));
+        return true;
+    }
+    const FileEnt *e = m->state == 1 ? pcache_find(m->ent, m->nent, off) : NULL;
+    const RecHead *h = e ? pcache_record(m->data, m->data_len, e) : NULL;
+    if (h)
+        *r = pcache_rec_parts(h);
+    return h != NULL;
+}
+
+static bool out_grow(ImgOut *o, const RecHead *h, size_t hot, size_t cold)
+{
+    bool ok = pcache_grow((void **)&o->blk, &o->blkmax, o->nblk + 1, sizeof *o->blk) &&
+              pcache_grow((void **)&o->pairs, &o->pairsmax, o->npairs + h->ninsns, 4) &&
+              pcache_grow((void **)&o->rel, &o->relmax, o->nrel + h->nrel, sizeof *o->rel) &&
+              pcache_grow((void **)&o->guest, &o->guestmax, o->guest_len + h->guest_size, 1) &&
+              pcache_grow((void **)&o->hot, &o->hotmax, hot + h->host_size, 1) &&
+              pcache_grow((void **)&o->cold, &o->coldmax, cold + h->cold_size + 16, 1);
+    for (int k = 0; ok && k < NEAR_KINDS; k++)
+        ok = pcache_grow((void **)&o->near[k], &o->nearmax[k], o->nnear[k] + h->nnear[k], 4);
+    return ok;
+}
+
+/* Block r, now at pc (file offset off), onto the end of the image. */
+static bool out_block(ImgOut *o, const Rec *r, uint64_t off, uint64_t pc)
+{
+    const RecHead *h = r->h;
+    size_t hot = pcache_align(o->hot_len, h->hot_mod), cold = pcache_align(o->cold_len, h->cold_mod);
+    if (h->pinned && pc != h->pc)
+        return true;                    /* not made for this address: left out */
+    static RecReloc *defer;             /* (tb_lock held) */
+    static size_t defermax;
+    if (!out_grow(o, h, hot, cold) || !pcache_grow((void **)&defer, &defermax, h->nrel + 1u,
+                                                    sizeof *defer))
+        return false;
+    unsigned ndefer = 0;
+    if (!pcache_place(r, pc, NULL, o->hot + hot, o->cold + cold, hot, cold, defer, &ndefer))
+        return true;                    /* an address that does not fit: left out */
+    const uint16_t *at = r->near;
+    for (int k = 0; k < NEAR_KINDS; k++)
+        for (unsigned i = 0; i < h->nnear[k]; i++)
+            o->near[k][o->nnear[k]++] = *at++ + (uint32_t)(near_from(k) == PART_HOT ? hot : cold);
+    for (unsigned i = 0; i < ndefer; i++)
+        o->rel[o->nrel++] = (ImgRel){
+            .at = defer[i].at + (uint32_t)(defer[i].part == PART_HOT ? hot : cold),
+            .blk = (uint32_t)o->nblk, .val = defer[i].val, .kind = defer[i].kind,
+            .part = defer[i].part };
+    ImgBlk *b = &o->blk[o->nblk++];
+    *b = (ImgBlk){ .off = off, .hot = (uint32_t)hot, .cold = (uint32_t)cold,
+                   .guest = (uint32_t)o->guest_len, .map = (uint32_t)o->npairs,
+                   .guest_size = (uint16_t)h->guest_size, .host_size = (uint16_t)h->host_size,
+                   .cold_size = (uint16_t)h->cold_size, .ninsns = (uint8_t)h->ninsns,
+                   .exit_kind = h->exit_kind, .nremap = h->nremap, .nslots = h->nslots };
+    memcpy(b->remap, h->remap, sizeof b->remap);
+    memcpy(b->slots, r->slots, h->nslots * sizeof *r->slots);
+    memcpy(o->pairs + o->npairs, r->map, h->ninsns * 4u);
+    o->npairs += h->ninsns;
+    memcpy(o->guest + o->guest_len, r->guest, h->guest_size);
+    o->guest_len += h->guest_size;
+    o->hot_len = hot + h->host_size;
+    o->cold_len = (cold + h->cold_size + 15) & ~(size_t)15;
+    return true;
+}
+
+static void out_free(ImgOut *o)
+{
+    free(o->blk);
+    free(o->pairs);
+    free(o->rel);
+    free(o->guest);
+    free(o->hot);
+    free(o->cold);
+    for (int k = 0; k < NEAR_KINDS; k++)
+        free(o->near[k]);
+}
+
+static int cmp_cap(const void *a, const void *b)
+{
+    const Capture *x = a, *y = b;
+    return x->off != y->off ? (x->off < y->off ? -1 : 1) : (x->pos > y->pos) - (x->pos < y->pos);
+}
+
+/* Is TB i one of m's (valid, where m is mapped)? */
+static bool tb_of_module(const Module *m, size_t i)
+{
+    return tbs[i].valid && tbs[i].pc >= m->delta && tbs[i].pc - m->delta < m->size &&
+           tbs[i].next_page == TB_NO_PAGE;
+}
+
+/* m's TBs from its image this process installed: [*first, *end). */
+static void image_tbs(const Module *m, size_t *first, size_t *end)
+{
+    bool ours = m->img_state == IMG_INSTALLED && m->img_gen == flush_gen && m->img_end <= ntbs;
+    *first = ours ? m->img_first : 0;
+    *end = ours ? m->img_end : 0;
+}
+
+/*
+ * The blocks of m's image, in TB order (the order they first ran): those
+ * this process ran, and those its image installed that it did not run
+ * while they are at most as many (a program whose runs differ converges
+ * on what they have in common and a little more, not on the union of all
+ * it ever ran: sh would install thousands of blocks for `sh -c :`).
+ */
+static bool gather(const Module *m, ImgOut *o)
+{
+    size_t first, end, used = 0, idle = 0;
+    image_tbs(m, &first, &end);
+    for (size_t i = 0; i < ntbs; i++)
+        if (tb_of_module(m, i))
+            tbs[i].used ? used++ : idle++;
+    bool keep_idle = idle <= used;
+    Capture *caps = malloc((m->ncap + 1) * sizeof *caps);
+    if (!caps)
+        return false;
+    memcpy(caps, m->capidx, m->ncap * sizeof *caps);
+    qsort(caps, m->ncap, sizeof *caps, cmp_cap);
+    bool ok = true;
+    for (size_t i = 0; ok && i < ntbs; i++) {
+        const TB *tb = &tbs[i];
+        uint64_t off = tb->pc - m->delta;
+        Rec r;
+        if (!tb_of_module(m, i) || !(tb->used || (keep_idle && i >= first && i < end)) ||
+            !find_record(m, caps, m->ncap, off, &r))
+            continue;
+        ok = out_block(o, &r, off, tb->pc) && o->hot_len + o->cold_len < IMG_MAX_BYTES;
+    }
+    free(caps);
+    return ok;
+}
+
+/* Should this process write its image of m? When it ran enough blocks
+ * there, and more than its image held (counted first: finding the
+ * records costs more). */
+static bool image_wanted(const Module *m)
+{
+    size_t first, end, ran = 0, beyond = 0;
+    image_tbs(m, &first, &end);
+    for (size_t i = 0; i < ntbs; i++)
+        if (tb_of_module(m, i) && tbs[i].used) {
+            ran++;
+            beyond += i < first || i >= end;
+        }
+    if (ran < IMG_MIN)
+        return false;
+    switch (m->img_state) {
+    case IMG_INSTALLED:                 /* (a few more go one by one, as without one) */
+        return beyond >= (m->img_blocks / 8 > 4 ? m->img_blocks / 8 : 4);
+    case IMG_UNTRIED: {                 /* installed nothing from the file: if there is none */
+        char name[160];
+        pcache_file_name(m, prog_key, name, sizeof name);
+        return faccessat(dir_fd, name, F_OK, 0) != 0;
+    }
+    case IMG_UNUSABLE:                  /* (made elsewhere: the larger stays) */
+        return ran > m->img_blocks;
+    default:
+        return true;
+    }
+}
+
+typedef struct ImgWrite { const uint8_t *p; size_t len; } ImgWrite;
+
+static bool write_image(int fd, void *arg)
+{
+    const ImgWrite *w = arg;
+    return write(fd, w->p, w->len) == (ssize_t)w->len;
+}
+
+/* The image of o for m, written. */
+static bool image_write(const Module *m, const ImgOut *o)
+{
+    ImgHead h = { .build = build_hash, .config = config_hash, .idlen = m->idlen,
+                  .nblk = (uint32_t)o->nblk, .size = m->size, .prog = prog_key,
+                  .delta = m->delta, .hot_len = (uint32_t)o->hot_len,
+                  .cold_len = (uint32_t)o->cold_len, .npairs = (uint32_t)o->npairs,
+                  .nrel = (uint32_t)o->nrel, .guest_len = (uint32_t)o->guest_len };
+    memcpy(h.magic, IMG_MAGIC, 8);
+    memcpy(h.id, m->id, 32);
+    for (int k = 0; k < NEAR_KINDS; k++)
+        h.nnear[k] = (uint32_t)o->nnear[k];
+    size_t len = (size_t)img_size(&h);
+    uint8_t *p = calloc(1, len);
+    if (!p)
+        return false;
+    memcpy(p, &h, sizeof h);
+    Img im = img_parts((const ImgHead *)p);
+    memcpy((void *)im.blk, o->blk, o->nblk * sizeof *o->blk);
+    memcpy((void *)im.pairs, o->pairs, o->npairs * 4);
+    uint32_t *near = (uint32_t *)im.near;
+    for (int k = 0; k < NEAR_KINDS; k++) {
+        memcpy(near, o->near[k], o->nnear[k] * 4);
+        near += o->nnear[k];
+    }
+    memcpy((void *)im.rel, o->rel, o->nrel * sizeof *o->rel);
+    memcpy((void *)im.guest, o->guest, o->guest_len);
+    memcpy((void *)im.hot, o->hot, o->hot_len);
+    memcpy((void *)im.cold, o->cold, o->cold_len);
+    ((ImgHead *)p)->sum = pcache_image_sum(p, len);
+    char name[160];
+    pcache_file_name(m, prog_key, name, sizeof name);
+    ImgWrite w = { p, len };
+    bool ok = pcache_write_new(name, write_image, &w);
+    free(p);
+    return ok;
+}
+
+static bool forked;     /* a forked process: its blocks are mostly its parent's */
+
+void pcache_image_fork_child(void)
+{
+    forked = true;
+}
+
+bool pcache_image_flush(void)
+{
+    bool wrote = false;
+    if (!prog_key || guest_mem.ops->code_phys || forked || !tune.cache_image)
+        return false;
+    for (int i = 0; i < nmodules; i++) {
+        Module *m = &modules[i];
+        if (m->delta_state != 1 || !image_wanted(m))
+            continue;
+        ImgOut o = { 0 };
+        if (gather(m, &o) && o.nblk >= IMG_MIN) {
+            bool ok = image_write(m, &o);
+            wrote |= ok;
+            xlat_log(LOG_CACHE, "cache: %s: %s an image of %zu blocks\n", m->name,
+                     ok ? "wrote" : "could not write", o.nblk);
+        }
+        out_free(&o);
+    }
+    return wrote;
+}
