@@ -487,7 +487,8 @@ static bool gather(const Module *m, ImgOut *o)
     Capture *caps = malloc((m->ncap + 1) * sizeof *caps);
     if (!caps)
         return false;
-    memcpy(caps, m->capidx, m->ncap * sizeof *caps);
+    if (m->ncap)                        /* (none: no index either) */
+        memcpy(caps, m->capidx, m->ncap * sizeof *caps);
     qsort(caps, m->ncap, sizeof *caps, cmp_cap);
     bool ok = true;
     for (size_t i = 0; ok && i < ntbs; i++) {
@@ -562,10 +563,12 @@ static bool image_write(const Module *m, const ImgOut *o)
     memcpy((void *)im.pairs, o->pairs, o->npairs * 4);
     uint32_t *near = (uint32_t *)im.near;
     for (int k = 0; k < NEAR_KINDS; k++) {
-        memcpy(near, o->near[k], o->nnear[k] * 4);
+        if (o->nnear[k])                /* (a kind no block had: no buffer) */
+            memcpy(near, o->near[k], o->nnear[k] * 4);
         near += o->nnear[k];
     }
-    memcpy((void *)im.rel, o->rel, o->nrel * sizeof *o->rel);
+    if (o->nrel)
+        memcpy((void *)im.rel, o->rel, o->nrel * sizeof *o->rel);
     memcpy((void *)im.guest, o->guest, o->guest_len);
     memcpy((void *)im.hot, o->hot, o->hot_len);
     memcpy((void *)im.cold, o->cold, o->cold_len);
