@@ -16,12 +16,14 @@
  * copies, four additions per near field and a TB per block.
  *
  * Files. One per (file, program), next to the file's cache file (same
- * name, the program's identity added), written at exit by a process that
- * ran at least IMG_MIN blocks there of which records exist (a process
- * that installed the image: only when it ran more than it held), from
- * the blocks this process has translations of, in TB order (the order
- * they first ran; what the image installed included: a program whose runs
- * differ gets the union, up to IMG_MAX_BYTES).
+ * name, the program's identity added), written at exit (or before an
+ * execve) by a process, not a forked one, that ran at least IMG_MIN
+ * blocks there, when it has no image yet or ran an eighth more blocks
+ * than its image held (image_wanted), from the records of the blocks it
+ * has translations of, in TB order (the order they first ran); see
+ * gather for which of those an image installed are kept. Blocks only
+ * interpreted are not in it: an install that makes a TB costs more than
+ * the one to three interpreted runs it would replace (README).
  *
  * Trust, as for a cache file: this user's own file; a header naming the
  * xlat build, the code-shaping options, the file and the program; a hash
