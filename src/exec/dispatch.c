@@ -286,7 +286,8 @@ static __attribute__((noinline)) enum exit_reason run_loop(CPUState *cpu)
                 tb_link(src, (int)(link & TB_SLOT_MASK), tb, df);
             xmutex_unlock(&tb_lock);
         }
-        tb->used = true;    /* (a block reaches its first run through here, bar fork warm-up's) */
+        if (!tb->used)      /* (written once: a TB's line is read by every thread) */
+            tb->used = true;    /* a block reaches its first run through here, bar fork warm-up's */
         if (df & DF_TRACE)
             fprintf(log_file, "Trace: [%p] %016llx\n", tb_entry_rx(tb),
                     (unsigned long long)tb->pc);

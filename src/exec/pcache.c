@@ -388,6 +388,14 @@ size_t pcache_align(size_t off, unsigned mod)
     return off + ((mod - off % 64) & 63);
 }
 
+bool pcache_guest_same(uint64_t phys, const uint8_t *guest, size_t size)
+{
+    /* Watched before compared, as translate reads (tb_cache.c). */
+    for (uint64_t pg = phys >> TARGET_PAGE_BITS; pg <= (phys + size - 1) >> TARGET_PAGE_BITS; pg++)
+        guest_mem.ops->code_watch(pg);
+    return memcmp(guest_mem_code(phys), guest, size) == 0;
+}
+
 /* Why the record r cannot be the block at pc (origin o) now, or NULL. */
 static const char *unfit(const Rec *r, uint64_t pc, const PcacheOrigin *o, uint64_t phys)
 {
@@ -396,12 +404,7 @@ static const char *unfit(const Rec *r, uint64_t pc, const PcacheOrigin *o, uint6
         return "made for another address";
     if (pc + h->guest_size > o->hi || pc + h->guest_size < pc)
         return "longer than the mapping";
-    /* Watched before compared, as translate reads (tb_cache.c). */
-    for (uint64_t pg = phys >> TARGET_PAGE_BITS; pg <= (phys + h->guest_size - 1) >> TARGET_PAGE_BITS; pg++)
-        guest_mem.ops->code_watch(pg);
-    if (memcmp(guest_mem_code(phys), r->guest, h->guest_size) != 0)
-        return "other guest code now";
-    return NULL;
+    return pcache_guest_same(phys, r->guest, h->guest_size) ? NULL : "other guest code now";
 }
 
 /*

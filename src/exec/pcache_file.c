@@ -37,6 +37,7 @@ Module modules[MAX_MODULES] LARGE_BSS;
 int nmodules;
 LEAF_MUTEX(module_lock)
 int dir_fd = -1;
+const char pcache_no_file[] = "no cache file";
 uid_t pcache_owner;
 uint64_t build_hash, config_hash, prog_bits, prog_key;
 uint64_t dir_max = DIR_MAX_DEFAULT;
@@ -234,7 +235,7 @@ const uint8_t *pcache_map_owned(const char *name, size_t min, size_t *len, ino_t
 {
     int fd = openat(dir_fd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0) {
-        *why = "no cache file";
+        *why = pcache_no_file;
         return NULL;
     }
     struct stat st;
@@ -336,6 +337,16 @@ static uint32_t part_size(const RecHead *h, unsigned part)
     return part == PART_HOT ? h->host_size : part == PART_COLD ? h->cold_size : (uint32_t)code_base;
 }
 
+bool pcache_near_field_ok(const uint8_t *code, uint32_t at, uint32_t from_len, uint32_t to_len)
+{
+    if (at > from_len || from_len - at < 4)
+        return false;
+    int32_t v;
+    memcpy(&v, code + at, 4);
+    int64_t target = (int64_t)v + at + 4;
+    return target >= 0 && target < to_len;
+}
+
 /* Every near relocation's field inside its part and its target inside the other. */
 static bool near_ok(const Rec *r)
 {
@@ -344,15 +355,9 @@ static bool near_ok(const Rec *r)
     for (int k = 0; k < NEAR_KINDS; k++) {
         unsigned from = near_from(k);
         const uint8_t *code = from == PART_HOT ? r->hot : r->cold;
-        for (unsigned i = 0; i < h->nnear[k]; i++, at++) {
-            if (*at > part_size(h, from) || part_size(h, from) - *at < 4)
+        for (unsigned i = 0; i < h->nnear[k]; i++, at++)
+            if (!pcache_near_field_ok(code, *at, part_size(h, from), part_size(h, near_to(k))))
                 return false;
-            int32_t v;
-            memcpy(&v, code + *at, 4);
-            int64_t target = (int64_t)v + *at + 4;
-            if (target < 0 || target >= part_size(h, near_to(k)))
-                return false;
-        }
     }
     return true;
 }

@@ -235,6 +235,11 @@ typedef struct TBShape {
 /* tb's shape, its code at hot and cold (code buffer offsets): sizes, slots
  * (its exit stubs claimed), pc map. */
 void pcache_shape_tb(TB *tb, size_t hot, size_t cold, const TBShape *s);
+/* A near field at `at` inside its part's code (from_len bytes), its
+ * target inside the part it points to (to_len bytes). */
+bool pcache_near_field_ok(const uint8_t *code, uint32_t at, uint32_t from_len, uint32_t to_len);
+/* The guest's code at phys is these size bytes (its pages watched first). */
+bool pcache_guest_same(uint64_t phys, const uint8_t *guest, size_t size);
 /* Every slot's jump field and exit stub inside a block's code. */
 bool pcache_slots_ok(const RecSlot *slots, unsigned n, uint32_t host_size, uint32_t cold_size);
 /* A host function's address from a relocation's value. */
@@ -324,6 +329,8 @@ uint64_t pcache_image_sum(const uint8_t *p, size_t len);
 const char *pcache_image_check(const uint8_t *p, size_t len, const Module *m);
 /* A cache file's name: m's (prog 0), or m's image for program prog. */
 void pcache_file_name(const Module *m, uint64_t prog, char *buf, size_t len);
+/* The why of pcache_map_owned when there is no such file. */
+extern const char pcache_no_file[];
 /* Map the cache file name if this user owns it alone and it holds between
  * min and FILE_MAX bytes: its bytes (*len of them; munmap them), else NULL
  * and why. touch: mark it recently used. */

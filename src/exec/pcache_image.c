@@ -159,15 +159,9 @@ static bool near_ok(const Img *im)
     for (int k = 0; k < NEAR_KINDS; k++) {
         uint32_t from = part_len(im->h, near_from(k)), to = part_len(im->h, near_to(k));
         const uint8_t *code = near_from(k) == PART_HOT ? im->hot : im->cold;
-        for (uint32_t i = 0; i < im->h->nnear[k]; i++, at++) {
-            if (*at > from || from - *at < 4)
+        for (uint32_t i = 0; i < im->h->nnear[k]; i++, at++)
+            if (!pcache_near_field_ok(code, *at, from, to))
                 return false;
-            int32_t v;
-            memcpy(&v, code + *at, 4);
-            int64_t target = (int64_t)v + *at + 4;
-            if (target < 0 || target >= to)
-                return false;
-        }
     }
     return true;
 }
@@ -219,16 +213,12 @@ bool pcache_image_due(const PcacheHit *hit)
     return hit->module->img_state == IMG_UNTRIED && tune.cache_image;
 }
 
-/* Can block b be the code at key now? (Its pages watched first, as
- * translate reads: tb_cache.c.) */
+/* Can block b be the code at key now? */
 static bool block_fits(const Img *im, const ImgBlk *b, const PcacheOrigin *o, const TBKey *key)
 {
     uint64_t pc = key->pc, end = pc + b->guest_size;
-    if (pc < o->lo || end > o->hi || end < pc || tb_lookup(key))
-        return false;
-    for (uint64_t pg = pc >> TARGET_PAGE_BITS; pg <= (end - 1) >> TARGET_PAGE_BITS; pg++)
-        guest_mem.ops->code_watch(pg);
-    return memcmp(guest_mem_code(pc), im->guest + b->guest, b->guest_size) == 0;
+    return pc >= o->lo && end <= o->hi && end >= pc && !tb_lookup(key) &&
+           pcache_guest_same(key->phys, im->guest + b->guest, b->guest_size);
 }
 
 /* The TB of block b, its code at hot and cold; rel..end: its relocations. */
@@ -321,7 +311,7 @@ void pcache_image_install(const PcacheHit *hit, const TBKey *key)
     const char *why;
     const uint8_t *p = pcache_map_owned(name, sizeof(ImgHead), &len, NULL, &why, true);
     if (!p) {
-        if (strcmp(why, "no cache file") == 0)
+        if (why == pcache_no_file)
             m->img_state = IMG_ABSENT;
         xlat_log(LOG_CACHE, "cache: %s: image: %s\n", m->name, why);
         return;
@@ -412,6 +402,11 @@ static bool out_block(ImgOut *o, const Rec *r, uint64_t off, uint64_t pc)
     unsigned ndefer = 0;
     if (!pcache_place(r, pc, NULL, o->hot + hot, o->cold + cold, hot, cold, defer, &ndefer))
         return true;                    /* an address that does not fit: left out */
+    size_t cold_end = (cold + h->cold_size + 15) & ~(size_t)15;
+    /* The alignment padding zeroed: no stale heap bytes in the file. */
+    memset(o->hot + o->hot_len, 0, hot - o->hot_len);
+    memset(o->cold + o->cold_len, 0, cold - o->cold_len);
+    memset(o->cold + cold + h->cold_size, 0, cold_end - cold - h->cold_size);
     const uint16_t *at = r->near;
     for (int k = 0; k < NEAR_KINDS; k++)
         for (unsigned i = 0; i < h->nnear[k]; i++)
@@ -434,7 +429,7 @@ static bool out_block(ImgOut *o, const Rec *r, uint64_t off, uint64_t pc)
     memcpy(o->guest + o->guest_len, r->guest, h->guest_size);
     o->guest_len += h->guest_size;
     o->hot_len = hot + h->host_size;
-    o->cold_len = (cold + h->cold_size + 15) & ~(size_t)15;
+    o->cold_len = cold_end;
     return true;
 }
 
