@@ -123,6 +123,35 @@ PY
         bad "images damaged ($mode): not replaced"
 done
 
+# An image fits what runs (pcache_image.c's image_wanted): one whose blocks
+# mostly sat idle in a run is replaced by what that run ran, and a small one
+# grows by what a run ran beyond it; a run it fits writes none.
+"$CC" -O2 -o "$TMP/many" "$REPO/tests/pcache/many.c" || exit 1
+many() {  # many N LABEL: run it, check its output
+    local got want
+    want=$(XLAT_CACHE=0 "$XLAT" -L "$SYSROOT" "$TMP/many" "$1")
+    got=$("$XLAT" -L "$SYSROOT" -d cache "$TMP/many" "$1" 2>"$TMP/err")
+    [[ -n $want && $got == "$want" ]] || bad "$2: printed '$got', want '$want'"
+}
+wrote() { sed -n 's/^cache: .*many: wrote an image of \([0-9]*\) blocks$/\1/p' "$TMP/err"; }
+installed() { sed -n 's/^cache: .*many: image: installed \([0-9]*\) of .*/\1/p' "$TMP/err"; }
+many 256 "images: all 256 functions, cold"
+all=$(wrote)
+[[ ${all:-0} -ge 256 ]] || bad "images: a run of 256 functions wrote an image of '$all' blocks"
+many 256 "images: all, warm"
+[[ $(installed) == "${all:-x}" && -z $(wrote) ]] ||
+    bad "images: a warm run of all installed '$(installed)' of $all blocks, wrote '$(wrote)'"
+many 16 "images: 16 functions"
+few=$(wrote)
+[[ -n $few && $few -lt $((all / 4)) ]] ||
+    bad "images: a run of 16 functions, its image mostly idle, wrote '$few' blocks (all: $all)"
+many 16 "images: 16 functions again"
+[[ $(installed) == "${few:-x}" && -z $(wrote) ]] ||
+    bad "images: the next run of 16 installed '$(installed)' of $few blocks, wrote '$(wrote)'"
+many 256 "images: all again"
+[[ $(installed) == "${few:-x}" && $(wrote) -ge ${all:-1} ]] ||
+    bad "images: a run of all after 16 installed '$(installed)', wrote '$(wrote)' blocks (all: $all)"
+
 # Corruption: each file damaged alike, then the runs must still be right.
 damage() {   # damage MODE: every cache file but the images
     python3 - "$1" "$XLAT_CACHE_DIR"/*.xc <<'PY'
