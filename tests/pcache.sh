@@ -152,6 +152,71 @@ many 256 "images: all again"
 [[ $(installed) == "${few:-x}" && $(wrote) -ge ${all:-1} ]] ||
     bad "images: a run of all after 16 installed '$(installed)', wrote '$(wrote)' blocks (all: $all)"
 
+# Chains: an image lists the exits its writer had chained to its blocks,
+# and a warm run chains them as hinted, without looking the targets up
+# (chain.c). A hint is checked against the exit's target: images whose
+# chains all name the wrong block (their hash made right again) are
+# followed by none, and the run is still right.
+chains_run() {  # chains_run LABEL: many 256 under -d stats in its own cache
+    local got want
+    want=$(XLAT_CACHE=0 "$XLAT" -L "$SYSROOT" "$TMP/many" 256)
+    got=$(XLAT_CACHE_DIR=$TMP/chains timeout 60 "$XLAT" -L "$SYSROOT" -d stats,cache \
+        "$TMP/many" 256 2>"$TMP/err")
+    [[ -n $want && $got == "$want" ]] || bad "$1: printed '$got', want '$want'"
+}
+hinted() { counter 'chains hinted (cache)'; }
+chains_run "chains: cold"
+made=$(counter 'chains made')
+chains_run "chains: warm"
+[[ $(hinted) -ge $((made * 3 / 4)) ]] ||
+    bad "chains: a warm run chained '$(hinted)' exits as hinted, of '$made' its writer had made"
+python3 - "$TMP"/chains/*-*-*-*.xc <<'PY' || bad "chains: could not rewrite the images"
+# Every chain of every image pointed at the next block; the hash made
+# right again (pcache_file.h's hash_bytes, pcache_image_sum).
+import struct, sys
+M = (1 << 64) - 1
+def lane(h, w):
+    h = ((h ^ w) * 0xff51afd7ed558ccd) & M
+    return h ^ (h >> 32)
+def rot(x, r):
+    return ((x << r) | (x >> (64 - r))) & M
+def hash_bytes(b, seed):
+    n = len(b)
+    h = [seed ^ (n * 0x9e3779b97f4a7c15 & M), (seed + 0x632be59bd9b4e019) & M,
+         seed ^ 0x85ebca77c2b2ae63, (seed - 0x27d4eb2f165667c5) & M]
+    full = n - n % 32
+    for off in range(0, full + 32, 32):
+        chunk = b[off:off + 32] if off < full else b[full:] + bytes(32 - (n - full))
+        h = [lane(h[i], w) for i, w in enumerate(struct.unpack("<4Q", chunk))]
+    r = lane(h[0] ^ rot(h[1], 17), h[2] ^ rot(h[3], 31))
+    r = ((r ^ n) * 0xc4ceb9fe1a85ec53) & M
+    return r ^ (r >> 29)
+up8 = lambda n: (n + 7) & ~7
+HEAD, BLK, REL, CHAIN = 136, 96, 16, 8      # sizeof ImgHead, ImgBlk, ImgRel, ImgChain
+for f in sys.argv[1:]:
+    b = bytearray(open(f, "rb").read())
+    nblk, = struct.unpack_from("<I", b, 60)
+    hot_len, cold_len, npairs, nrel, guest_len = struct.unpack_from("<5I", b, 88)
+    nnear = sum(struct.unpack_from("<4I", b, 108))
+    nchain, = struct.unpack_from("<I", b, 124)
+    at = HEAD + nblk * BLK + up8(npairs * 4) + up8(nnear * 4) + nrel * REL
+    size = at + nchain * CHAIN + up8(guest_len) + up8(hot_len) + cold_len
+    if size != len(b):
+        sys.exit(f"{f}: {len(b)} bytes, the layout says {size}: has the image format changed?")
+    for i in range(nchain):
+        src, to_slot = struct.unpack_from("<2I", b, at + i * CHAIN)
+        to_slot = ((to_slot >> 3) + 1) % nblk << 3 | (to_slot & 7)
+        struct.pack_into("<2I", b, at + i * CHAIN, src, to_slot)
+    head = bytearray(b[:HEAD])
+    head[128:136] = bytes(8)
+    struct.pack_into("<Q", b, 128, hash_bytes(bytes(b[HEAD:]), hash_bytes(bytes(head), 8)))
+    open(f, "wb").write(b)
+PY
+chains_run "chains: each naming the wrong block"
+grep -Eq 'many: image: installed [1-9][0-9]* of' "$TMP/err" ||
+    bad "chains: the rewritten image was not installed: $(grep 'many: image' "$TMP/err")"
+[[ $(hinted) == 0 ]] || bad "chains: '$(hinted)' exits chained to the wrong block as hinted"
+
 # Corruption: each file damaged alike, then the runs must still be right.
 damage() {   # damage MODE: every cache file but the images
     python3 - "$1" "$XLAT_CACHE_DIR"/*.xc <<'PY'

@@ -6,6 +6,15 @@
  * slots that jump into it (jmp_in, TBRef << 3 | slot tags), so unlinking
  * is a walk of that list, each jump put back to its exit stub with one
  * atomic 4-byte store of the rel32. All with tb_lock held.
+ *
+ * Hints: a start image (pcache_image.c) names, for its blocks' exits, the
+ * blocks an earlier process chained them to. The dispatcher then chains
+ * such an exit the first time it is taken without looking its target up
+ * (three cache misses in a warm start's large tables). Not chained at
+ * install: a block's first run must still come through the dispatcher,
+ * which marks it used (what the next image holds). A hint is kept in
+ * jmp_next[n] while slot n is unchained and checked against the exit's
+ * pc when used.
  */
 #include "exec/internal.h"
 #include "x86/emit.h"
@@ -38,6 +47,34 @@ void tb_link(TB *src, int n, TB *dst, unsigned df)
     patch_jump(src, n, tb_entry_rw(dst));
     stats.chained++;
     warm_record_edge(src->pc, n, dst->pc);
+}
+
+void tb_hint(TB *src, int n, TB *dst)
+{
+    if (src->jmp_field[n] && !src->jmp_dest[n])
+        src->jmp_next[n] = tb_ref(dst);
+}
+
+TB *tb_chain_target(const TB *src, int n)
+{
+    return tb_of_ref(src->jmp_dest[n] ? src->jmp_dest[n] : src->jmp_next[n]);
+}
+
+TB *tb_link_hinted(uintptr_t link, uint64_t pc, uint32_t flags, unsigned df)
+{
+    TB *src = (TB *)(link & ~(uintptr_t)TB_SLOT_MASK);
+    int n = (int)(link & TB_SLOT_MASK);
+    xmutex_lock(&tb_lock);
+    TB *dst = src->jmp_dest[n] ? NULL : tb_of_ref(src->jmp_next[n]);
+    if (dst && dst->valid && dst->pc == pc && dst->phys == pc && dst->next_page == TB_NO_PAGE &&
+        dst->flags == flags && src->flags == flags) {
+        tb_link(src, n, dst, df);
+        stats.hint_chained += src->jmp_dest[n] != 0;
+    } else {
+        dst = NULL;
+    }
+    xmutex_unlock(&tb_lock);
+    return dst;
 }
 
 void tb_unlink_all(TB *tb)

@@ -98,11 +98,21 @@ void frontier_advance(Frontier *f, size_t used)
 {
     if (used + f->margin <= f->populated || f->populated >= f->size)
         return;
-    size_t half = f->populated / 2;
+    size_t half = (f->populated > f->jumped ? f->populated - f->jumped : 0) / 2;
     size_t step = half < AHEAD_MIN ? AHEAD_MIN : half > AHEAD_MAX ? AHEAD_MAX : half;
     size_t from = f->populated > used ? f->populated : used & ~(size_t)4095;
     size_t to = from + step < f->size ? from + step : f->size;
     prefault(f->base + from, to - from);
+    f->populated = to;
+}
+
+void frontier_cover(Frontier *f, size_t used)
+{
+    size_t to = used + f->margin < f->size ? used + f->margin : f->size;
+    if (to <= f->populated)
+        return;
+    prefault(f->base + f->populated, to - f->populated);
+    f->jumped += to - f->populated;
     f->populated = to;
 }
 
@@ -114,6 +124,12 @@ void code_areas_advance(void)
     frontier_advance(&hot_area, code_used);
     frontier_advance(&cold_area, cold_used - HOT_END);
     frontier_advance(&pcmap_area, pcmap_used * sizeof pcmap[0]);
+}
+
+void code_areas_cover(size_t hot_end, size_t cold_end)
+{
+    frontier_cover(&hot_area, hot_end);
+    frontier_cover(&cold_area, cold_end - HOT_END);
 }
 
 uint16_t *tb_pcmap_alloc(unsigned n, uint32_t *index)

@@ -257,7 +257,11 @@ static __attribute__((noinline)) enum exit_reason run_loop(CPUState *cpu)
         }
         uint64_t gen = __atomic_load_n(&flush_gen, __ATOMIC_ACQUIRE);
         TB *tb = NULL;
-        int r = find_tb(cpu, cpu->pc, &tb, df);
+        int r = TR_OK;
+        if (link && (df & DF_CHAIN) && (tb = tb_link_hinted(link, cpu->pc, cpu->tb_flags, df)))
+            link = 0;                   /* chained as an earlier process had it */
+        else
+            r = find_tb(cpu, cpu->pc, &tb, df);
         if (r == TR_FULL) {
             cache_exit();
             cache_flush(gen);

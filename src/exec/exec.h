@@ -53,16 +53,23 @@ void prefault(void *p, size_t len);
  * VM. Each step is half what the area has populated already (16 KiB to
  * 1 MiB), so at most a third of what is populated goes unused (a warm
  * /usr/bin/true's 221 TBs, 64 KiB, had 128 KiB populated with whole steps).
+ * A use that jumps ahead (a start image's code, copied at once) is covered
+ * exactly, and does not count towards the step: an image of 2 MB says
+ * nothing of how much more code the process will write.
  */
 typedef struct Frontier {
     uint8_t *base;
     size_t size;            /* the area's bytes */
     size_t populated;       /* [base, base + populated) is (or once was) */
     size_t margin;          /* the most one use may write past what is used */
+    size_t jumped;          /* of populated: covered by frontier_cover */
 } Frontier;
 /* The area's first used bytes are in use: populate the next step when they
  * near the populated end. */
 void frontier_advance(Frontier *f, size_t used);
+/* The area's first used bytes are about to be written at once: populate
+ * up to there. */
+void frontier_cover(Frontier *f, size_t used);
 
 /* Set up the code cache (once, after guest_mem). */
 void exec_init(void);

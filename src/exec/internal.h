@@ -48,6 +48,8 @@ void code_buffer_init(void);
 void code_make_private(void);
 /* After a TB was placed (tb_lock held): populate the areas ahead of it. */
 void code_areas_advance(void);
+/* The code buffer populated up to hot_end and cold_end (about to be written). */
+void code_areas_cover(size_t hot_end, size_t cold_end);
 
 static inline uint8_t *tb_entry_rw(const TB *tb) { return code_rw + tb->host_off; }
 static inline const void *tb_entry_rx(const TB *tb) { return code_rx_of(tb_entry_rw(tb)); }
@@ -107,10 +109,17 @@ void tb_publish(TB *tb, const TBKey *key);
 /* Empty the table and page lists for a flush (tb_lock held). */
 void tb_cache_reset(void);
 
-/* -- chain.c (tb_lock held) -- */
+/* -- chain.c (tb_lock held, but tb_link_hinted) -- */
 void tb_link(TB *src, int n, TB *dst, unsigned df);
 /* Unchain every jump into tb and tb's own jumps. */
 void tb_unlink_all(TB *tb);
+/* Slot n of src, while unchained, is to be chained to dst when taken. */
+void tb_hint(TB *src, int n, TB *dst);
+/* Where slot n of src jumps: chained, else hinted; NULL. */
+TB *tb_chain_target(const TB *src, int n);
+/* The hinted TB of link's exit (be_stub_exited), chained now, if it is
+ * the TB of pc under flags; else NULL. Takes tb_lock. */
+TB *tb_link_hinted(uintptr_t link, uint64_t pc, uint32_t flags, unsigned df);
 
 /* -- jump_cache.c -- */
 extern CPUState **vcpus;                /* registered vCPUs (tb_lock) */
@@ -185,6 +194,7 @@ extern struct ExecStats {
     uint64_t translated, flushes, smc_faults, invalidated, chained, efault_retries, unchained;
     uint64_t warmed;                    /* of translated: by exec_before_fork */
     uint64_t warm_chained;              /* of chained: by exec_before_fork */
+    uint64_t hint_chained;              /* of chained: as a start image hinted */
     uint64_t code_copies;               /* code buffers copied: written while shared after fork */
     uint64_t pcache_hits;               /* blocks installed from the persistent cache */
     uint64_t pcache_moved;              /* of those: at another guest address than made */

@@ -134,10 +134,10 @@ static inline size_t rec_size(const RecHead *h)
 
 /*
  * A start image (pcache_image.c): ImgHead, then its blocks' table, pc map
- * pairs, near fields by kind, other relocations, guest bytes, hot code and
- * cold code, each but the last 8-aligned.
+ * pairs, near fields by kind, other relocations, chains, guest bytes, hot
+ * code and cold code, each but the last 8-aligned.
  */
-#define IMG_MAGIC "XLATIM01"
+#define IMG_MAGIC "XLATIM02"
 
 typedef struct ImgHead {
     char magic[8];
@@ -149,7 +149,7 @@ typedef struct ImgHead {
     uint64_t delta;             /* guest address - file offset of the blocks */
     uint32_t hot_len, cold_len, npairs, nrel, guest_len;
     uint32_t nnear[NEAR_KINDS];
-    uint32_t pad;
+    uint32_t nchain;            /* direct exits chained to a block of the image */
     uint64_t sum;               /* hash of the whole image, this field 0 */
 } ImgHead;
 

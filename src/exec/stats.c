@@ -107,6 +107,7 @@ void exec_print_stats(void)
     fprintf(f, "xlat stats: blocks from the cache %llu (%llu moved)\n",
             (unsigned long long)stats.pcache_hits, (unsigned long long)stats.pcache_moved);
     fprintf(f, "xlat stats: chains warmed (fork)  %llu\n", (unsigned long long)stats.warm_chained);
+    fprintf(f, "xlat stats: chains hinted (cache) %llu\n", (unsigned long long)stats.hint_chained);
     fprintf(f, "xlat stats: first runs interpreted %llu (%llu instructions)\n",
             (unsigned long long)d.first_runs, (unsigned long long)d.first_insns);
     fprintf(f, "xlat stats: blocks invalidated    %llu\n", (unsigned long long)stats.invalidated);

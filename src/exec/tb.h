@@ -117,7 +117,10 @@ typedef struct TB {
     uint32_t jmp_field[TB_MAX_SLOTS]; /* 0: no slot */
     uint32_t jmp_stub[TB_MAX_SLOTS];  /* offset of the slot's exit stub */
     TBRef    jmp_dest[TB_MAX_SLOTS];  /* chained destination or 0 */
-    uint32_t jmp_next[TB_MAX_SLOTS];  /* next TBRef << 3 | slot in jmp_dest[n]'s incoming list */
+    /* While slot n is chained: the next TBRef << 3 | slot in jmp_dest[n]'s
+     * incoming list. While it is not: the TB an earlier process chained it
+     * to (a start image's hint, chain.c), or 0. */
+    uint32_t jmp_next[TB_MAX_SLOTS];
 
     /* -d stats only: entries into this block, counted by its own code
      * (be_tb_start), chained entries included. */
