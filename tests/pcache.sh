@@ -127,11 +127,12 @@ done
 # mostly sat idle in a run is replaced by what that run ran, and a small one
 # grows by what a run ran beyond it; a run it fits writes none.
 "$CC" -O2 -o "$TMP/many" "$REPO/tests/pcache/many.c" || exit 1
-many() {  # many N LABEL: run it, check its output
-    local got want
-    want=$(XLAT_CACHE=0 "$XLAT" -L "$SYSROOT" "$TMP/many" "$1")
-    got=$("$XLAT" -L "$SYSROOT" -d cache "$TMP/many" "$1" 2>"$TMP/err")
-    [[ -n $want && $got == "$want" ]] || bad "$2: printed '$got', want '$want'"
+many() {  # many N LABEL [xlat options...]: run it, check its output
+    local n=$1 label=$2 got want
+    shift 2
+    want=$(XLAT_CACHE=0 "$XLAT" -L "$SYSROOT" "$TMP/many" "$n")
+    got=$(timeout 60 "$XLAT" -L "$SYSROOT" -d cache "$@" "$TMP/many" "$n" 2>"$TMP/err")
+    [[ -n $want && $got == "$want" ]] || bad "$label: printed '$got', want '$want'"
 }
 wrote() { sed -n 's/^cache: .*many: wrote an image of \([0-9]*\) blocks$/\1/p' "$TMP/err"; }
 installed() { sed -n 's/^cache: .*many: image: installed \([0-9]*\) of .*/\1/p' "$TMP/err"; }
@@ -157,13 +158,7 @@ many 256 "images: all again"
 # (chain.c). A hint is checked against the exit's target: images whose
 # chains all name the wrong block (their hash made right again) are
 # followed by none, and the run is still right.
-chains_run() {  # chains_run LABEL: many 256 under -d stats in its own cache
-    local got want
-    want=$(XLAT_CACHE=0 "$XLAT" -L "$SYSROOT" "$TMP/many" 256)
-    got=$(XLAT_CACHE_DIR=$TMP/chains timeout 60 "$XLAT" -L "$SYSROOT" -d stats,cache \
-        "$TMP/many" 256 2>"$TMP/err")
-    [[ -n $want && $got == "$want" ]] || bad "$1: printed '$got', want '$want'"
-}
+chains_run() { XLAT_CACHE_DIR=$TMP/chains many 256 "$1" -d stats; }  # in its own cache
 hinted() { counter 'chains hinted (cache)'; }
 chains_run "chains: cold"
 made=$(counter 'chains made')

@@ -64,6 +64,11 @@ TB *tb_link_hinted(uintptr_t link, uint64_t pc, uint32_t flags, unsigned df)
 {
     TB *src = (TB *)(link & ~(uintptr_t)TB_SLOT_MASK);
     int n = (int)(link & TB_SLOT_MASK);
+    /* Most exits have no hint (a cold start's, a block not from an image):
+     * no lock for them. Read unlocked, a hint can only be missed, and is
+     * checked again under the lock. */
+    if (!__atomic_load_n(&src->jmp_next[n], __ATOMIC_RELAXED))
+        return NULL;
     xmutex_lock(&tb_lock);
     TB *dst = src->jmp_dest[n] ? NULL : tb_of_ref(src->jmp_next[n]);
     if (dst && dst->valid && dst->pc == pc && dst->phys == pc && dst->next_page == TB_NO_PAGE &&

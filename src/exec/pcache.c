@@ -513,9 +513,8 @@ bool pcache_fill(TB *tb, const PcacheHit *hit, size_t *hot_off, size_t *cold_off
         return false;
     }
     pcache_note_delta(m, o.delta);
-    pcache_shape_tb(tb, hot, cold, &(TBShape){ h->guest_size, h->host_size, h->cold_size,
-                                              h->ninsns, h->exit_kind, h->nremap, h->nslots,
-                                              h->remap, r.slots, r.map });
+    TBShape s = pcache_rec_shape(&r);
+    pcache_shape_tb(tb, hot, cold, &s);
     if (!ours(m, hit->ent) && pcache_grow((void **)&m->hot, &m->hotmax, m->nhot + 1, sizeof *m->hot))
         m->hot[m->nhot++] = hit->ent->off;     /* hot here too: pcache_flush notes it */
     *hot_off = hot;

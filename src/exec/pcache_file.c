@@ -405,28 +405,26 @@ Rec pcache_rec_parts(const RecHead *h)
     return r;
 }
 
-bool pcache_slots_ok(const RecSlot *slots, unsigned n, uint32_t host_size, uint32_t cold_size)
+bool pcache_shape_ok(const TBShape *s)
 {
-    for (unsigned s = 0; s < n; s++) {
-        uint32_t f = slots[s].field & ~IN_COLD, stub = slots[s].stub;
-        uint32_t size = slots[s].field & IN_COLD ? cold_size : host_size;
-        if (slots[s].field == 0 || f + 4 > size || stub > cold_size ||
-            cold_size - stub < BE_STUB_BYTES)
+    for (unsigned i = 0; i < s->nslots; i++) {
+        uint32_t f = s->slots[i].field & ~IN_COLD, stub = s->slots[i].stub;
+        uint32_t size = s->slots[i].field & IN_COLD ? s->cold_size : s->host_size;
+        if (s->slots[i].field == 0 || f + 4 > size || stub > s->cold_size ||
+            s->cold_size - stub < BE_STUB_BYTES)
             return false;
     }
+    for (unsigned i = 0; i < s->ninsns; i++)
+        if (s->map[i][0] >= s->host_size || s->map[i][1] >= s->guest_size)
+            return false;
     return true;
 }
 
-/* Slots and pc map inside the code. */
-static bool slots_ok(const Rec *r)
+TBShape pcache_rec_shape(const Rec *r)
 {
     const RecHead *h = r->h;
-    if (!pcache_slots_ok(r->slots, h->nslots, h->host_size, h->cold_size))
-        return false;
-    for (unsigned i = 0; i < h->ninsns; i++)
-        if (r->map[i][0] >= h->host_size || r->map[i][1] >= h->guest_size)
-            return false;
-    return true;
+    return (TBShape){ h->guest_size, h->host_size, h->cold_size, h->ninsns, h->exit_kind,
+                      h->nremap, h->nslots, h->remap, r->slots, r->map };
 }
 
 /* The record of an entry if its bounds, sizes and hash hold, else NULL. */
@@ -442,7 +440,8 @@ const RecHead *pcache_record(const uint8_t *data, uint64_t data_len, const FileE
         rec_size(h) != fe->len || hash_bytes(h, fe->len, 4) != fe->sum)
         return NULL;
     Rec r = pcache_rec_parts(h);
-    return near_ok(&r) && relocs_ok(h, r.rel) && slots_ok(&r) ? h : NULL;
+    TBShape s = pcache_rec_shape(&r);
+    return near_ok(&r) && relocs_ok(h, r.rel) && pcache_shape_ok(&s) ? h : NULL;
 }
 
 /* -- The directory ------------------------------------------------------------------------ */

@@ -232,6 +232,8 @@ typedef struct TBShape {
     const RecSlot *slots;
     const uint16_t (*map)[2];
 } TBShape;
+/* A record's shape. */
+TBShape pcache_rec_shape(const Rec *r);
 /* tb's shape, its code at hot and cold (code buffer offsets): sizes, slots
  * (its exit stubs claimed), pc map. */
 void pcache_shape_tb(TB *tb, size_t hot, size_t cold, const TBShape *s);
@@ -240,8 +242,9 @@ void pcache_shape_tb(TB *tb, size_t hot, size_t cold, const TBShape *s);
 bool pcache_near_field_ok(const uint8_t *code, uint32_t at, uint32_t from_len, uint32_t to_len);
 /* The guest's code at phys is these size bytes (its pages watched first). */
 bool pcache_guest_same(uint64_t phys, const uint8_t *guest, size_t size);
-/* Every slot's jump field and exit stub inside a block's code. */
-bool pcache_slots_ok(const RecSlot *slots, unsigned n, uint32_t host_size, uint32_t cold_size);
+/* Every slot's jump field and exit stub inside a block's code, every pc
+ * map pair inside its host and guest code (a record's or an image's). */
+bool pcache_shape_ok(const TBShape *s);
 /* A host function's address from a relocation's value. */
 uint64_t pcache_hostfn(uint32_t val);
 

@@ -148,6 +148,12 @@ static uint32_t part_len(const ImgHead *h, unsigned part)
     return part == PART_HOT ? h->hot_len : part == PART_COLD ? h->cold_len : (uint32_t)code_base;
 }
 
+static TBShape blk_shape(const Img *im, const ImgBlk *b)
+{
+    return (TBShape){ b->guest_size, b->host_size, b->cold_size, b->ninsns, b->exit_kind,
+                      b->nremap, b->nslots, b->remap, b->slots, im->pairs + b->map };
+}
+
 /* A block's bounds, pc map and slots; prev: the block before it (NULL). */
 static bool block_ok(const Img *im, const ImgBlk *b, const ImgBlk *prev, uint64_t file_size)
 {
@@ -164,10 +170,8 @@ static bool block_ok(const Img *im, const ImgBlk *b, const ImgBlk *prev, uint64_
     /* In code-buffer order, as TBs must be (host_fault.c's search). */
     if (prev && (b->hot < prev->hot + prev->host_size || b->cold < prev->cold + prev->cold_size))
         return false;
-    for (unsigned i = 0; i < b->ninsns; i++)
-        if (im->pairs[b->map + i][0] >= b->host_size || im->pairs[b->map + i][1] >= b->guest_size)
-            return false;
-    return pcache_slots_ok(b->slots, b->nslots, b->host_size, b->cold_size);
+    TBShape s = blk_shape(im, b);
+    return pcache_shape_ok(&s);
 }
 
 /* Every near field inside its part, its target inside the other. */
@@ -258,10 +262,8 @@ static TB *block_install(const Img *im, const ImgBlk *b, const TBKey *key, size_
                           size_t cold, const ImgRel *rel, const ImgRel *end)
 {
     TB *tb = tb_new(key);
-    pcache_shape_tb(tb, hot + b->hot, cold + b->cold,
-                    &(TBShape){ b->guest_size, b->host_size, b->cold_size, b->ninsns,
-                                b->exit_kind, b->nremap, b->nslots, b->remap, b->slots,
-                                im->pairs + b->map });
+    TBShape s = blk_shape(im, b);
+    pcache_shape_tb(tb, hot + b->hot, cold + b->cold, &s);
     for (; rel < end; rel++) {
         if (rel->kind != ER_TB)
             continue;
