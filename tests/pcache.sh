@@ -287,6 +287,50 @@ check "warm after the parallel runs" "$want" 0 -d cache
 grep -Eq 'corrupted|truncated' "$TMP/err" && bad "parallel writers left a damaged file"
 ls "$XLAT_CACHE_DIR"/.*.tmp >/dev/null 2>&1 && bad "parallel writers left temporary files"
 
+# The bound (XLAT_CACHE_SIZE): a writer adds what it wrote to the
+# directory's ledger and lists the directory only when that passes the
+# bound (pcache_file.c's pcache_account). Six programs of ~210 KiB of cache
+# files each into a 1 MiB directory: it never holds more than 1 MiB, the
+# oldest program's files go first and the newest's stay; the runs are right.
+# Under a large bound, only the first writer lists it (no ledger yet). A
+# damaged ledger is listed again; a writer's temporary file left an hour
+# and more ago goes, a newer one stays (its writer may be at work).
+"$CC" -O2 -c -o "$TMP/many.o" "$REPO/tests/pcache/many.c" || exit 1
+for i in 1 2 3 4 5 6; do
+    "$CC" -o "$TMP/many$i" "$TMP/many.o" -Wl,--build-id=0x5eed000${i}5eed000$i || exit 1
+done
+bytes() { find "$TMP/bound" -name '*.xc' -printf '%s\n' | awk '{t += $1} END {print t + 0}'; }
+files_of() { ls "$TMP/bound/"*"5eed000${1}5eed000$1-"*.xc 2>/dev/null | wc -l; }
+listed() { grep -c '^cache: listed' "$TMP/err"; }
+bounded() {  # bounded I SIZE_MIB: many$I's run into $TMP/bound, output checked
+    local want got
+    want=$(XLAT_CACHE=0 "$XLAT" -L "$SYSROOT" "$TMP/many$1" 256)
+    got=$(XLAT_CACHE_DIR=$TMP/bound XLAT_CACHE_SIZE=$2 "$XLAT" -L "$SYSROOT" -d cache "$TMP/many$1" 256 \
+          2>"$TMP/err")
+    [[ -n $want && $got == "$want" ]] || bad "bound: many$1 printed '$got', want '$want'"
+}
+rm -rf "$TMP/bound"
+for i in 1 2 3 4 5 6; do
+    bounded $i 1
+    ((size = $(bytes), size <= 1048576)) || bad "bound: after many$i, 1 MiB holds $size bytes"
+done
+(($(files_of 1) == 0 && $(files_of 6) >= 1)) ||
+    bad "bound: many1's files: $(files_of 1) (evicted first), many6's: $(files_of 6) (the last)"
+rm -rf "$TMP/bound"
+for i in 1 2 3 4; do
+    bounded $i 1024
+    ((i == 1 || $(listed) == 0)) || bad "bound: writer $i of a large directory listed it"
+done
+[[ $(cat "$TMP/bound/size") =~ ^[0-9]{20}$ ]] || bad "bound: the ledger holds '$(cat "$TMP/bound/size")'"
+((10#$(cat "$TMP/bound/size") >= $(bytes))) || bad "bound: the ledger says less than the files hold"
+echo garbage >"$TMP/bound/size"
+touch -d '2 hours ago' "$TMP/bound/.old.1.tmp"
+touch "$TMP/bound/.new.2.tmp"
+bounded 5 1024
+(($(listed) == 1)) || bad "bound: a damaged ledger was not listed again"
+[[ ! -e $TMP/bound/.old.1.tmp && -e $TMP/bound/.new.2.tmp ]] ||
+    bad "bound: temporary files: the stale one $([[ -e $TMP/bound/.old.1.tmp ]] && echo stayed || echo went), the new one $([[ -e $TMP/bound/.new.2.tmp ]] && echo stayed || echo went)"
+
 # The library replaced at the same path between runs runs its new code.
 replaced() {   # LABEL: the library at $TMP/libt.so is new; its value is 2
     local label=$1 got

@@ -556,21 +556,16 @@ void pcache_flush(void)
 {
     if (!pcache_on || xmutex_trylock(&tb_lock) != 0)
         return;
-    bool wrote = false;
     for (int i = 0; i < nmodules; i++) {
         Module *m = &modules[i];
-        if (worth_writing(m) && pcache_write_module(m))
-            wrote = true;       /* with the notes of its hot list */
-        else
+        if (!worth_writing(m) || !pcache_write_module(m))  /* (with the notes of its hot list) */
             pcache_note_programs(m);
     }
-    if (pcache_image_flush())   /* (from the captures too) */
-        wrote = true;
+    pcache_image_flush();       /* (from the captures too) */
     for (int i = 0; i < nmodules; i++)
         modules[i].ncap = modules[i].caplen = modules[i].nhot = 0;
     xmutex_unlock(&tb_lock);
-    if (wrote)
-        pcache_evict();
+    pcache_account();
 }
 
 void pcache_fork_child(void)

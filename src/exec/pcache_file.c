@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
@@ -657,6 +658,9 @@ static bool write_file(int fd, void *arg)
     return ok;
 }
 
+/* What this process wrote to the directory since it last told the ledger. */
+static uint64_t written;
+
 bool pcache_write_new(const char *name, bool (*fill)(int fd, void *arg), void *arg)
 {
     char tmp[160];
@@ -665,10 +669,13 @@ bool pcache_write_new(const char *name, bool (*fill)(int fd, void *arg), void *a
     if (fd < 0)
         return false;
     bool ok = fill(fd, arg);
+    off_t size = lseek(fd, 0, SEEK_CUR);
     close(fd);
     ok = ok && renameat(dir_fd, tmp, dir_fd, name) == 0;
     if (!ok)
         unlinkat(dir_fd, tmp, 0);
+    else if (size > 0)
+        written += (uint64_t)size;
     return ok;
 }
 
@@ -737,23 +744,36 @@ void pcache_note_programs(const Module *m)
     xlat_log(LOG_CACHE, "cache: %s: noted this program in %zu translations\n", m->name, noted);
 }
 
-typedef struct DirFile { char name[256]; time_t mtime; off_t size; } DirFile;
+typedef struct DirFile { char name[256]; struct timespec mtime; off_t size; } DirFile;
 
 static int cmp_mtime(const void *a, const void *b)
 {
-    const DirFile *x = a, *y = b;
-    return x->mtime < y->mtime ? -1 : x->mtime > y->mtime;
+    const struct timespec *x = &((const DirFile *)a)->mtime, *y = &((const DirFile *)b)->mtime;
+    if (x->tv_sec != y->tv_sec)
+        return x->tv_sec < y->tv_sec ? -1 : 1;
+    return x->tv_nsec < y->tv_nsec ? -1 : x->tv_nsec > y->tv_nsec;
 }
 
-/* Keep the directory under dir_max: the least recently used files go. */
-void pcache_evict(void)
+/* A writer's temporary file (pcache_write_new) that outlived it by far: its
+ * writer was killed between creating and renaming it (a write takes
+ * milliseconds). */
+#define STALE_TMP_SECONDS 3600
+
+static bool stale_tmp(const char *name, size_t len, const struct stat *st)
+{
+    return name[0] == '.' && len > 5 && strcmp(name + len - 4, ".tmp") == 0 &&
+           S_ISREG(st->st_mode) && st->st_mtime + STALE_TMP_SECONDS < time(NULL);
+}
+
+/* The cache files of the directory (a stat each), into *out; their bytes. */
+static uint64_t list_files(DirFile **out, size_t *count)
 {
     int fd = dup(dir_fd);
     DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
     if (!d) {
         if (fd >= 0)
             close(fd);
-        return;
+        return 0;
     }
     DirFile *f = NULL;
     size_t n = 0, max = 0;
@@ -761,18 +781,41 @@ void pcache_evict(void)
     for (struct dirent *e; (e = readdir(d));) {
         struct stat st;
         size_t len = strlen(e->d_name);
-        if (len < 4 || len >= sizeof f->name || strcmp(e->d_name + len - 3, ".xc") != 0 ||
-            fstatat(dir_fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+        if (len < 4 || len >= sizeof f->name ||
+            fstatat(dir_fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+            continue;
+        if (stale_tmp(e->d_name, len, &st)) {
+            unlinkat(dir_fd, e->d_name, 0);
+            continue;
+        }
+        if (strcmp(e->d_name + len - 3, ".xc") != 0 ||
             !pcache_grow((void **)&f, &max, n + 1, sizeof *f))
             continue;
         snprintf(f[n].name, sizeof f[n].name, "%s", e->d_name);
-        f[n].mtime = st.st_mtime;
+        f[n].mtime = st.st_mtim;
         f[n].size = st.st_size;
         total += (uint64_t)st.st_size;
         n++;
     }
     closedir(d);
-    if (total > dir_max) {
+    *out = f;
+    *count = n;
+    return total;
+}
+
+/*
+ * List the directory and, past 7/8 of dir_max, remove the least recently
+ * used files down to 3/4 of it (a file's mtime is its last use); the bytes
+ * left. The margin: the next list is then due 1/8 of dir_max of writes
+ * later, not at the next write.
+ */
+static uint64_t evict(void)
+{
+    DirFile *f = NULL;
+    size_t n = 0;
+    uint64_t total = list_files(&f, &n);
+    xlat_log(LOG_CACHE, "cache: listed %zu files, %llu KiB\n", n, (unsigned long long)total >> 10);
+    if (total > dir_max / 8 * 7) {
         qsort(f, n, sizeof *f, cmp_mtime);
         for (size_t i = 0; i < n && total > dir_max / 4 * 3; i++)
             if (unlinkat(dir_fd, f[i].name, 0) == 0) {
@@ -781,5 +824,58 @@ void pcache_evict(void)
             }
     }
     free(f);
+    return total;
+}
+
+/*
+ * The ledger: a file of the directory holding a bound on the bytes of its
+ * cache files, in decimal. A process that wrote files adds their sizes to
+ * it, under its lock, and lists the directory only when the sum passes
+ * dir_max (listing stats every file: 21 ms for the 9,500 files of a full
+ * 1 GiB directory, which every writing process of a build paid when each
+ * write listed it). The bound errs high only: a file renamed over an
+ * older one counts both until the next list sets the ledger to what is
+ * there. A ledger missing, unreadable or not ours: the directory is listed.
+ */
+#define LEDGER "size"
+#define LEDGER_LEN 21                   /* 20 digits and a newline */
+
+static bool ledger_read(int fd, uint64_t *bound)
+{
+    char buf[LEDGER_LEN + 1];
+    if (pread(fd, buf, LEDGER_LEN, 0) != LEDGER_LEN || buf[LEDGER_LEN - 1] != '\n')
+        return false;
+    buf[LEDGER_LEN - 1] = '\0';
+    char *end;
+    errno = 0;
+    *bound = strtoull(buf, &end, 10);
+    return errno == 0 && *end == '\0' && end != buf;
+}
+
+void pcache_account(void)
+{
+    if (!written)
+        return;
+    uint64_t add = written;
+    written = 0;
+    int fd = openat(dir_fd, LEDGER, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != pcache_owner ||
+        flock(fd, LOCK_EX) != 0) {
+        if (fd >= 0)
+            close(fd);
+        evict();
+        return;
+    }
+    uint64_t bound;
+    if (ledger_read(fd, &bound) && bound + add <= dir_max)
+        bound += add;
+    else
+        bound = evict();                /* under the lock: one lister at a time */
+    char buf[LEDGER_LEN + 1];
+    snprintf(buf, sizeof buf, "%020llu\n", (unsigned long long)bound);
+    if (pwrite(fd, buf, LEDGER_LEN, 0) != LEDGER_LEN)
+        ftruncate(fd, 0);               /* unreadable: the next writer lists */
+    close(fd);                          /* (and unlocks) */
 }
 

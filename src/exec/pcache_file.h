@@ -321,9 +321,8 @@ int pcache_open_dir(char *path, size_t keep);
 
 /* m's code runs at guest address - file offset = delta here. */
 void pcache_note_delta(Module *m, uint64_t delta);
-/* Write this program's images of the modules it ran (pcache_flush): true
- * if it wrote one. */
-bool pcache_image_flush(void);
+/* Write this program's images of the modules it ran (pcache_flush). */
+void pcache_image_flush(void);
 /* A forked child writes no images: its parent's run is the program's. */
 void pcache_image_fork_child(void);
 /* The hash an image of len bytes at p carries (its sum). */
@@ -359,8 +358,9 @@ const RecHead *pcache_record(const uint8_t *data, uint64_t data_len, const FileE
 bool pcache_write_module(Module *m);
 /* Note this program in the progs of m's hot list, in place in m's file. */
 void pcache_note_programs(const Module *m);
-/* Keep the directory under dir_max: the least recently used files go. */
-void pcache_evict(void);
+/* Add what this process wrote to the directory's ledger; past dir_max,
+ * list it and remove the least recently used files. */
+void pcache_account(void);
 /* Grow *p (of *max units of unit bytes) to hold need units. */
 bool pcache_grow(void **p, size_t *max, size_t need, size_t unit);
 

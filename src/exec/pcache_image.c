@@ -724,11 +724,10 @@ void pcache_image_fork_child(void)
     forked = true;
 }
 
-bool pcache_image_flush(void)
+void pcache_image_flush(void)
 {
-    bool wrote = false;
     if (!prog_key || guest_mem.ops->code_phys || forked || !tune.cache_image)
-        return false;
+        return;
     for (int i = 0; i < nmodules; i++) {
         Module *m = &modules[i];
         if (m->delta_state != 1)
@@ -739,11 +738,9 @@ bool pcache_image_flush(void)
         ImgOut o = { 0 };
         if (gather(m, &u, &o) && o.nblk >= IMG_MIN) {
             bool ok = image_write(m, &o);
-            wrote |= ok;
             xlat_log(LOG_CACHE, "cache: %s: %s an image of %zu blocks\n", m->name,
                      ok ? "wrote" : "could not write", o.nblk);
         }
         out_free(&o);
     }
-    return wrote;
 }
