@@ -11,8 +11,8 @@
 #            BUILD/tests/unit/; passes on exit 0.
 #   guest/   every tests/guest/*.c and *.S, cross-compiled here into
 #            BUILD/guest/ and run under qemu-riscv64 and BUILD/xlat (with
-#            the translation cache cold, then warm); passes when stdout and
-#            exit status are identical. Optional lines near
+#            the translation cache cold, warm, then warm with images);
+#            passes when stdout and exit status are identical. Optional lines near
 #            the top of a source:  `// xlat-cflags: FLAGS` (extra compiler
 #            flags; -static-pie replaces -static) and `// xlat-args: ARGS`.
 #   script/  every tests/*.sh and tests/integration/*.sh (but this file and
@@ -106,11 +106,12 @@ $(head -n 20 "$elf.cc.log" | sed 's/^/      /')"
 $(head -n 10 "$WORK/qemu.err" | sed 's/^/      /')"
         return 1
     fi
-    # With the default options, twice: with the persistent translation
-    # cache cold (a directory of the test's own), then warm (what the
-    # first run left: every block from the cache).
+    # With the default options, three times: with the persistent
+    # translation cache cold (a directory of the test's own), then warm
+    # (what the first run left: every block from the cache), then warm
+    # with start images (a program's images come with its second run).
     local run runs=(cold) cache=$WORK/pcache
-    [[ -z ${XLAT_FLAGS:-} ]] && runs+=(warm)
+    [[ -z ${XLAT_FLAGS:-} ]] && runs+=(warm "warm, images")
     rm -rf "$cache"
     for run in "${runs[@]}"; do
         rm -rf "$cwd"; mkdir -p "$cwd"

@@ -23,7 +23,8 @@
  *
  * Files. One per (file, program), next to the file's cache file (same
  * name, the program's identity added), written at exit (or before an
- * execve) by a process, not a forked one, that ran at least IMG_MIN
+ * execve) from the program's second run on (program_seen) by a process,
+ * not a forked one, that ran at least IMG_MIN
  * blocks there, when it has no image yet or its image fits it badly
  * (image_wanted: mostly idle, or a small one it ran an eighth beyond),
  * from the records of the blocks it has translations of, in TB order
@@ -46,6 +47,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "exec/exec.h"
@@ -724,6 +726,39 @@ void pcache_image_fork_child(void)
     forked = true;
 }
 
+/*
+ * Has this program run before? Its first run leaves a mark, an empty file
+ * named by the options and the program, and writes no image: most
+ * programs a build runs once (configure's conftests), and each would
+ * leave images of ld.so and libc no later process installs (120 KiB a
+ * program; its run took a quarter longer writing them). Its next run
+ * writes them. A program that installed an image has run before.
+ */
+static bool program_seen(void)
+{
+    static int seen = -1;
+    if (seen >= 0)
+        return seen;
+    for (int i = 0; i < nmodules && seen < 0; i++)
+        if (modules[i].img_state == IMG_INSTALLED)
+            seen = 1;
+    char name[64];
+    snprintf(name, sizeof name, "prog-%016llx-%016llx.xc", (unsigned long long)config_hash,
+             (unsigned long long)prog_key);
+    struct stat st;
+    if (seen < 0 && fstatat(dir_fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+        S_ISREG(st.st_mode) && st.st_uid == pcache_owner)
+        seen = 1;
+    if (seen < 0) {
+        int fd = openat(dir_fd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        if (fd >= 0)
+            close(fd);
+        seen = 0;
+        xlat_log(LOG_CACHE, "cache: this program's first run: its images wait for the next\n");
+    }
+    return seen;
+}
+
 void pcache_image_flush(void)
 {
     if (!prog_key || guest_mem.ops->code_phys || forked || !tune.cache_image)
@@ -735,6 +770,8 @@ void pcache_image_flush(void)
         ImgUse u = image_use(m);        /* (one walk of the TBs for both) */
         if (!image_wanted(m, &u))
             continue;
+        if (!program_seen())
+            return;
         ImgOut o = { 0 };
         if (gather(m, &u, &o) && o.nblk >= IMG_MIN) {
             bool ok = image_write(m, &o);
