@@ -297,8 +297,8 @@ ls "$XLAT_CACHE_DIR"/.*.tmp >/dev/null 2>&1 && bad "parallel writers left tempor
 # directory's ledger and lists the directory only when that passes the
 # bound (pcache_file.c's pcache_account). Six programs run twice each
 # (their images come with the second), ~210 KiB of cache files each, into
-# a 1 MiB directory: it never holds more than 1 MiB, the
-# oldest program's files go first and the newest's stay; the runs are right.
+# a 1 MiB directory: it never holds more than 1 MiB, the oldest program's
+# files go first and the newest's stay; the runs are right.
 # Under a large bound, only the first writer lists it (no ledger yet). A
 # damaged ledger is listed again; a writer's temporary file left an hour
 # and more ago goes, a newer one stays (its writer may be at work).
@@ -336,8 +336,9 @@ touch -d '2 hours ago' "$TMP/bound/.old.1.tmp"
 touch "$TMP/bound/.new.2.tmp"
 bounded 5 1024
 (($(listed) == 1)) || bad "bound: a damaged ledger was not listed again"
+state() { [[ -e $1 ]] && echo stayed || echo went; }
 [[ ! -e $TMP/bound/.old.1.tmp && -e $TMP/bound/.new.2.tmp ]] ||
-    bad "bound: temporary files: the stale one $([[ -e $TMP/bound/.old.1.tmp ]] && echo stayed || echo went), the new one $([[ -e $TMP/bound/.new.2.tmp ]] && echo stayed || echo went)"
+    bad "bound: temporary files: the stale one $(state "$TMP/bound/.old.1.tmp"), the new one $(state "$TMP/bound/.new.2.tmp")"
 
 # The library replaced at the same path between runs runs its new code.
 replaced() {   # LABEL: the library at $TMP/libt.so is new; its value is 2

@@ -12,9 +12,10 @@
 #   guest/   every tests/guest/*.c and *.S, cross-compiled here into
 #            BUILD/guest/ and run under qemu-riscv64 and BUILD/xlat (with
 #            the translation cache cold, warm, then warm with images);
-#            passes when stdout and exit status are identical. Optional lines near
-#            the top of a source:  `// xlat-cflags: FLAGS` (extra compiler
-#            flags; -static-pie replaces -static) and `// xlat-args: ARGS`.
+#            passes when stdout and exit status are identical. Optional
+#            lines near the top of a source:  `// xlat-cflags: FLAGS`
+#            (extra compiler flags; -static-pie replaces -static) and
+#            `// xlat-args: ARGS`.
 #   script/  every tests/*.sh and tests/integration/*.sh (but this file and
 #            lib.sh), run with BUILD_DIR as $1: exit 0 passes, 77 skips (its
 #            last output line is the reason), anything else fails.
