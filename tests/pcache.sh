@@ -126,12 +126,13 @@ done
 # An image fits what runs (pcache_image.c's image_wanted): one whose blocks
 # mostly sat idle in a run is replaced by what that run ran, and a small one
 # grows by what a run ran beyond it; a run it fits writes none.
-"$CC" -O2 -o "$TMP/many" "$REPO/tests/pcache/many.c" || exit 1
-many() {  # many N LABEL [xlat options...]: run it, check its output
-    local n=$1 label=$2 got want
+"$CC" -O2 -c -o "$TMP/many.o" "$REPO/tests/pcache/many.c" && "$CC" -o "$TMP/many" "$TMP/many.o" ||
+    exit 1
+many() {  # many N LABEL [xlat options...]: run $MANY (default $TMP/many), check its output
+    local n=$1 label=$2 prog=${MANY:-$TMP/many} got want
     shift 2
-    want=$(XLAT_CACHE=0 "$XLAT" -L "$SYSROOT" "$TMP/many" "$n")
-    got=$(timeout 60 "$XLAT" -L "$SYSROOT" -d cache "$@" "$TMP/many" "$n" 2>"$TMP/err")
+    want=$(XLAT_CACHE=0 "$XLAT" -L "$SYSROOT" "$prog" "$n")
+    got=$(timeout 60 "$XLAT" -L "$SYSROOT" -d cache "$@" "$prog" "$n" 2>"$TMP/err")
     [[ -n $want && $got == "$want" ]] || bad "$label: printed '$got', want '$want'"
 }
 wrote() { sed -n 's/^cache: .*many: wrote an image of \([0-9]*\) blocks$/\1/p' "$TMP/err"; }
@@ -302,7 +303,6 @@ ls "$XLAT_CACHE_DIR"/.*.tmp >/dev/null 2>&1 && bad "parallel writers left tempor
 # Under a large bound, only the first writer lists it (no ledger yet). A
 # damaged ledger is listed again; a writer's temporary file left an hour
 # and more ago goes, a newer one stays (its writer may be at work).
-"$CC" -O2 -c -o "$TMP/many.o" "$REPO/tests/pcache/many.c" || exit 1
 for i in 1 2 3 4 5 6; do
     "$CC" -o "$TMP/many$i" "$TMP/many.o" -Wl,--build-id=0x5eed000${i}5eed000$i || exit 1
 done
@@ -310,11 +310,7 @@ bytes() { find "$TMP/bound" -name '*.xc' -printf '%s\n' | awk '{t += $1} END {pr
 files_of() { ls "$TMP/bound/"*"5eed000${1}5eed000$1-"*.xc 2>/dev/null | wc -l; }
 listed() { grep -c '^cache: listed' "$TMP/err"; }
 bounded() {  # bounded I SIZE_MIB: many$I's run into $TMP/bound, output checked
-    local want got
-    want=$(XLAT_CACHE=0 "$XLAT" -L "$SYSROOT" "$TMP/many$1" 256)
-    got=$(XLAT_CACHE_DIR=$TMP/bound XLAT_CACHE_SIZE=$2 "$XLAT" -L "$SYSROOT" -d cache "$TMP/many$1" 256 \
-          2>"$TMP/err")
-    [[ -n $want && $got == "$want" ]] || bad "bound: many$1 printed '$got', want '$want'"
+    MANY=$TMP/many$1 XLAT_CACHE_DIR=$TMP/bound XLAT_CACHE_SIZE=$2 many 256 "bound: many$1"
 }
 rm -rf "$TMP/bound"
 for i in 1 2 3 4 5 6; do

@@ -231,6 +231,11 @@ const char *pcache_file_check(const uint8_t *p, size_t len, const Module *m)
     return NULL;
 }
 
+bool pcache_own_file(const struct stat *st)
+{
+    return S_ISREG(st->st_mode) && st->st_uid == pcache_owner;
+}
+
 const uint8_t *pcache_map_owned(const char *name, size_t min, size_t *len, ino_t *ino,
                                 const char **why, bool touch)
 {
@@ -241,8 +246,7 @@ const uint8_t *pcache_map_owned(const char *name, size_t min, size_t *len, ino_t
     }
     struct stat st;
     const uint8_t *p = NULL;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != pcache_owner ||
-        (st.st_mode & 077)) {
+    if (fstat(fd, &st) != 0 || !pcache_own_file(&st) || (st.st_mode & 077)) {
         *why = "not this user's own file (refused)";
         goto out;
     }
@@ -727,7 +731,7 @@ void pcache_note_programs(const Module *m)
         return;
     struct stat st;
     size_t noted = 0;
-    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == pcache_owner &&
+    if (fstat(fd, &st) == 0 && pcache_own_file(&st) &&
         st.st_ino == m->map_ino && (size_t)st.st_size == m->maplen) {
         for (size_t i = 0; i < m->nhot; i++) {
             const FileEnt *e = pcache_find(m->ent, m->nent, m->hot[i]);
@@ -860,8 +864,7 @@ void pcache_account(void)
     written = 0;
     int fd = openat(dir_fd, LEDGER, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
     struct stat st;
-    if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != pcache_owner ||
-        flock(fd, LOCK_EX) != 0) {
+    if (fd < 0 || fstat(fd, &st) != 0 || !pcache_own_file(&st) || flock(fd, LOCK_EX) != 0) {
         if (fd >= 0)
             close(fd);
         evict();

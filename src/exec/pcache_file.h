@@ -333,6 +333,9 @@ const char *pcache_image_check(const uint8_t *p, size_t len, const Module *m);
 void pcache_file_name(const Module *m, uint64_t prog, char *buf, size_t len);
 /* The why of pcache_map_owned when there is no such file. */
 extern const char pcache_no_file[];
+struct stat;
+/* A regular file of this user's (the cache directory's files are). */
+bool pcache_own_file(const struct stat *st);
 /* Map the cache file name if this user owns it alone and it holds between
  * min and FILE_MAX bytes: its bytes (*len of them; munmap them), else NULL
  * and why. touch: mark it recently used. */

@@ -734,28 +734,35 @@ void pcache_image_fork_child(void)
  * program; its run took a quarter longer writing them). Its next run
  * writes them. A program that installed an image has run before.
  */
-static bool program_seen(void)
+static bool image_installed(void)
 {
-    static int seen = -1;
-    if (seen >= 0)
-        return seen;
-    for (int i = 0; i < nmodules && seen < 0; i++)
+    for (int i = 0; i < nmodules; i++)
         if (modules[i].img_state == IMG_INSTALLED)
-            seen = 1;
+            return true;
+    return false;
+}
+
+/* Was the program's mark there? If not, leave it. */
+static bool program_marked(void)
+{
     char name[64];
     snprintf(name, sizeof name, "prog-%016llx-%016llx.xc", (unsigned long long)config_hash,
              (unsigned long long)prog_key);
     struct stat st;
-    if (seen < 0 && fstatat(dir_fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-        S_ISREG(st.st_mode) && st.st_uid == pcache_owner)
-        seen = 1;
-    if (seen < 0) {
-        int fd = openat(dir_fd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-        if (fd >= 0)
-            close(fd);
-        seen = 0;
-        xlat_log(LOG_CACHE, "cache: this program's first run: its images wait for the next\n");
-    }
+    if (fstatat(dir_fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && pcache_own_file(&st))
+        return true;
+    int fd = openat(dir_fd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd >= 0)
+        close(fd);
+    xlat_log(LOG_CACHE, "cache: this program's first run: its images wait for the next\n");
+    return false;
+}
+
+static bool program_seen(void)
+{
+    static int seen = -1;
+    if (seen < 0)
+        seen = image_installed() || program_marked();
     return seen;
 }
 
