@@ -250,6 +250,21 @@ for f in files:
     open(f, "wb").write(b)
 PY
 }
+progs() {   # progs DIR: "FILE OFFSET PROGRAMS" for each entry of each file but images and marks
+    python3 - "$1"/*.xc <<'PY'
+import os, sys
+for f in sys.argv[1:]:
+    name = os.path.basename(f)
+    if name.count("-") > 2 or name.startswith("prog-"):
+        continue
+    b = open(f, "rb").read()
+    nent = int.from_bytes(b[72:80], "little")
+    for i in range(nent):
+        off = int.from_bytes(b[96 + 24 * i : 104 + 24 * i], "little")
+        progs = int.from_bytes(b[96 + 24 * nent + 8 * i : 104 + 24 * nent + 8 * i], "little")
+        print(name, off, progs)
+PY
+}
 for mode in flip header truncate build table progs; do
     check "warm (plain)" "$want" 0
     damage $mode
@@ -450,6 +465,7 @@ own_hot=$(counter 'blocks translated')
 own_first=$(counter 'first runs interpreted')
 XLAT_CACHE_DIR=$TMP/mains run 0 -d stats >/dev/null
 XLAT_CACHE_DIR=$TMP/mains run 0 -d stats >/dev/null
+progs "$TMP/mains" >"$TMP/progs-before"
 [[ $(XLAT_CACHE_DIR=$TMP/mains "$XLAT" -d stats,cache -L "$SYSROOT" "$TMP/otherprog" "$TMP/libt.so" 0 \
       2>"$TMP/err") == "$want_other" ]] || bad "other with main's cache: wrong output"
 grep -q 'noted this program in [1-9]' "$TMP/err" ||
@@ -461,6 +477,19 @@ took=$(( $(counter 'blocks from the cache') + $(counter 'blocks translated') ))
 first=$(counter 'first runs interpreted')
 ((first <= own_first + 50)) ||
     bad "other's blocks hot in it were not noted: $first first runs, $own_first with its own cache"
+# Notes go out a run of nearby entries at a time, the entries between
+# written back as the writer saw them: notes only add programs, so main's
+# stay (pcache_file.c's note_run).
+progs "$TMP/mains" >"$TMP/progs-after"
+python3 - "$TMP/progs-before" "$TMP/progs-after" <<'PY' || bad "other's notes took programs from entries"
+import sys
+before, after = (dict(l.rsplit(" ", 1) for l in open(f).read().splitlines()) for f in sys.argv[1:])
+lost = [k for k, v in before.items() if k in after and int(v) & ~int(after[k])]
+gained = [k for k, v in before.items() if k in after and int(after[k]) & ~int(v)]
+if lost or not gained:
+    print(f"pcache: notes: {len(gained)} entries gained programs, {len(lost)} lost some")
+    sys.exit(1)
+PY
 
 # The musl build asks cpuid one leaf and tries lzcnt and tzcnt instead of
 # asking (src/riscv/translate.c); the glibc build reads its loader's table:

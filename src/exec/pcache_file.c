@@ -720,6 +720,51 @@ bool pcache_write_module(Module *m)
  * made a few of a shared libc's blocks hot notes them without rewriting
  * libc's file of every other program's.
  */
+static int cmp_index(const void *a, const void *b)
+{
+    size_t x = *(const size_t *)a, y = *(const size_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/*
+ * Notes go out as one write per run of nearby entries (a new program notes
+ * hundreds: one write each was 250 system calls for a hello world's ld.so
+ * and libc). A run's entries between the noted ones are written back as
+ * the map shows them: a bit another process set there meanwhile may be
+ * lost, which costs that program one block run as a cold start runs it,
+ * until its next run notes it again.
+ */
+#define NOTE_GAP 32
+
+/* Write progs[first..last] with this program's bits in the entries idx[] names. */
+static bool note_run(int fd, const Module *m, const size_t *idx, size_t n)
+{
+    size_t first = idx[0], len = idx[n - 1] - first + 1;
+    uint64_t *buf = malloc(len * sizeof *buf);
+    if (!buf)
+        return false;
+    memcpy(buf, m->progs + first, len * sizeof *buf);
+    for (size_t i = 0; i < n; i++)
+        buf[idx[i] - first] |= prog_bits;
+    off_t at = (off_t)((const uint8_t *)(m->progs + first) - m->map);
+    bool ok = pwrite(fd, buf, len * sizeof *buf, at) == (ssize_t)(len * sizeof *buf);
+    free(buf);
+    return ok;
+}
+
+/* The entries of m's hot list that its file has, as indices in order. */
+static size_t hot_entries(const Module *m, size_t *idx)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < m->nhot; i++) {
+        const FileEnt *e = pcache_find(m->ent, m->nent, m->hot[i]);
+        if (e)
+            idx[n++] = (size_t)(e - m->ent);
+    }
+    qsort(idx, n, sizeof *idx, cmp_index);
+    return n;
+}
+
 void pcache_note_programs(const Module *m)
 {
     if (!m->nhot || m->state != 1)
@@ -730,20 +775,19 @@ void pcache_note_programs(const Module *m)
     if (fd < 0)
         return;
     struct stat st;
-    size_t noted = 0;
-    if (fstat(fd, &st) == 0 && pcache_own_file(&st) &&
+    size_t noted = 0, *idx = malloc(m->nhot * sizeof *idx);
+    if (idx && fstat(fd, &st) == 0 && pcache_own_file(&st) &&
         st.st_ino == m->map_ino && (size_t)st.st_size == m->maplen) {
-        for (size_t i = 0; i < m->nhot; i++) {
-            const FileEnt *e = pcache_find(m->ent, m->nent, m->hot[i]);
-            if (!e)
-                continue;
-            const uint64_t *slot = &m->progs[e - m->ent];
-            uint64_t v = *slot | prog_bits;
-            if (pwrite(fd, &v, sizeof v, (off_t)((const uint8_t *)slot - m->map)) != sizeof v)
+        size_t n = hot_entries(m, idx);
+        for (size_t i = 0, j; i < n; i = j) {
+            for (j = i + 1; j < n && idx[j] - idx[j - 1] <= NOTE_GAP; j++)
+                ;
+            if (!note_run(fd, m, idx + i, j - i))
                 break;
-            noted++;
+            noted += j - i;
         }
     }
+    free(idx);
     close(fd);
     xlat_log(LOG_CACHE, "cache: %s: noted this program in %zu translations\n", m->name, noted);
 }
