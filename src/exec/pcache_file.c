@@ -710,31 +710,11 @@ bool pcache_write_module(Module *m)
     return ok;
 }
 
-/*
- * This program's bits into the progs of m's hot entries, in place in the
- * file m mapped (if another process renamed a new one over it since, the
- * notes go with the old one: only a hint lost). Each is 8 aligned bytes
- * that only gain bits, outside what the header's hash covers; a process
- * reading one as it is written sees the old hint or the new. Costs an
- * open and a write per entry instead of rewriting the file: a program that
- * made a few of a shared libc's blocks hot notes them without rewriting
- * libc's file of every other program's.
- */
 static int cmp_index(const void *a, const void *b)
 {
     size_t x = *(const size_t *)a, y = *(const size_t *)b;
     return x < y ? -1 : x > y;
 }
-
-/*
- * Notes go out as one write per run of nearby entries (a new program notes
- * hundreds: one write each was 250 system calls for a hello world's ld.so
- * and libc). A run's entries between the noted ones are written back as
- * the map shows them: a bit another process set there meanwhile may be
- * lost, which costs that program one block run as a cold start runs it,
- * until its next run notes it again.
- */
-#define NOTE_GAP 32
 
 /* Write progs[first..last] with this program's bits in the entries idx[] names. */
 static bool note_run(int fd, const Module *m, const size_t *idx, size_t n)
@@ -764,6 +744,23 @@ static size_t hot_entries(const Module *m, size_t *idx)
     qsort(idx, n, sizeof *idx, cmp_index);
     return n;
 }
+
+/*
+ * This program's bits into the progs of m's hot entries, in place in the
+ * file m mapped (if another process renamed a new one over it since, the
+ * notes go with the old one: only a hint lost). The progs are outside what
+ * the header's hash covers: a process reading them as they are written
+ * may see any mix of old and new, and a hint picks only when a block is
+ * installed. Costs an open and a write per run of entries at most
+ * NOTE_GAP apart instead of rewriting the file: a program that made a few
+ * of a shared libc's blocks hot notes them without rewriting libc's file
+ * of every other program's (and a new program's hundreds of notes were a
+ * write each: 250 for a hello world's ld.so and libc, now 3). The entries
+ * between the noted ones of a run are written back as the map shows them:
+ * a bit another process set there meanwhile may be lost, which costs that
+ * program one block run as a cold start runs it, until it notes it again.
+ */
+#define NOTE_GAP 32
 
 void pcache_note_programs(const Module *m)
 {
