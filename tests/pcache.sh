@@ -220,14 +220,20 @@ grep -Eq 'many: image: installed [1-9][0-9]* of' "$TMP/err" ||
 [[ $(hinted) == 0 ]] || bad "chains: '$(hinted)' exits chained to the wrong block as hinted"
 
 # Corruption: each file damaged alike, then the runs must still be right.
+cache_files() {   # cache_files DIR: its files of translations (not images, not programs' marks)
+    local f name dashes
+    for f in "$1"/*.xc; do
+        name=${f##*/}
+        dashes=${name//[^-]/}
+        [[ ${#dashes} -le 2 && $name != prog-* ]] && echo "$f"
+    done
+}
 damage() {   # damage MODE: every cache file but the images
-    python3 - "$1" "$XLAT_CACHE_DIR"/*.xc <<'PY'
-import os, random, sys
+    python3 - "$1" $(cache_files "$XLAT_CACHE_DIR") <<'PY'
+import random, sys
 mode, files = sys.argv[1], sys.argv[2:]
 rng = random.Random(42)
 for f in files:
-    if os.path.basename(f).count("-") > 2 or os.path.basename(f).startswith("prog-"):
-        continue                  # an image (above), a program's mark (no content)
     b = bytearray(open(f, "rb").read())
     if mode == "flip":            # 64 bits in the records (after header, table, progs)
         nent = int.from_bytes(b[72:80], "little")
@@ -250,13 +256,11 @@ for f in files:
     open(f, "wb").write(b)
 PY
 }
-progs() {   # progs DIR: "FILE OFFSET PROGRAMS" for each entry of each file but images and marks
-    python3 - "$1"/*.xc <<'PY'
+progs() {   # progs DIR: "FILE OFFSET PROGRAMS" for each entry of each of its cache_files
+    python3 - $(cache_files "$1") <<'PY'
 import os, sys
 for f in sys.argv[1:]:
     name = os.path.basename(f)
-    if name.count("-") > 2 or name.startswith("prog-"):
-        continue
     b = open(f, "rb").read()
     nent = int.from_bytes(b[72:80], "little")
     for i in range(nent):

@@ -710,16 +710,10 @@ bool pcache_write_module(Module *m)
     return ok;
 }
 
-static int cmp_index(const void *a, const void *b)
-{
-    size_t x = *(const size_t *)a, y = *(const size_t *)b;
-    return x < y ? -1 : x > y;
-}
-
 /* Write progs[first..last] with this program's bits in the entries idx[] names. */
-static bool note_run(int fd, const Module *m, const size_t *idx, size_t n)
+static bool note_run(int fd, const Module *m, const uint64_t *idx, size_t n)
 {
-    size_t first = idx[0], len = idx[n - 1] - first + 1;
+    size_t first = (size_t)idx[0], len = (size_t)(idx[n - 1] - first + 1);
     uint64_t *buf = malloc(len * sizeof *buf);
     if (!buf)
         return false;
@@ -733,15 +727,15 @@ static bool note_run(int fd, const Module *m, const size_t *idx, size_t n)
 }
 
 /* The entries of m's hot list that its file has, as indices in order. */
-static size_t hot_entries(const Module *m, size_t *idx)
+static size_t hot_entries(const Module *m, uint64_t *idx)
 {
     size_t n = 0;
     for (size_t i = 0; i < m->nhot; i++) {
         const FileEnt *e = pcache_find(m->ent, m->nent, m->hot[i]);
         if (e)
-            idx[n++] = (size_t)(e - m->ent);
+            idx[n++] = (uint64_t)(e - m->ent);
     }
-    qsort(idx, n, sizeof *idx, cmp_index);
+    qsort(idx, n, sizeof *idx, cmp_u64);
     return n;
 }
 
@@ -772,7 +766,8 @@ void pcache_note_programs(const Module *m)
     if (fd < 0)
         return;
     struct stat st;
-    size_t noted = 0, *idx = malloc(m->nhot * sizeof *idx);
+    size_t noted = 0;
+    uint64_t *idx = malloc(m->nhot * sizeof *idx);
     if (idx && fstat(fd, &st) == 0 && pcache_own_file(&st) &&
         st.st_ino == m->map_ino && (size_t)st.st_size == m->maplen) {
         size_t n = hot_entries(m, idx);
